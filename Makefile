@@ -1,0 +1,58 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+DEMO   := runs/demo
+DEMO_SAMPLE := ACME_2021_10K-fb753eb3
+
+.PHONY: demo test setup system-deps lint format fixtures bench clean
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c constraints.txt -e ".[dev]"
+	touch $(STAMP)
+
+setup: system-deps $(STAMP)
+
+# Tesseract is installed with apt when running as root; otherwise say how to get it.
+system-deps:
+	@if ! command -v tesseract >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing tesseract-ocr with apt-get"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng >/dev/null; \
+	  else \
+	    echo "note: tesseract is not installed (sudo apt-get install tesseract-ocr tesseract-ocr-eng)"; \
+	  fi; \
+	fi
+
+demo: setup
+	$(BIN)/abstain-build transform fixtures/mmlongbench-doc --out $(DEMO)/mmlongbench-doc --seed 7 --workers 2 --overwrite
+	$(BIN)/abstain-build transform fixtures/mmmu --out $(DEMO)/mmmu --seed 7 --workers 2 --overwrite
+	$(BIN)/abstain-build preview fixtures/mmlongbench-doc --sample $(DEMO_SAMPLE) --out $(DEMO)/preview --seed 7
+	@echo
+	@echo "Datasets:  $(DEMO)/mmlongbench-doc/data.jsonl  and  $(DEMO)/mmmu/data.jsonl (cards: README.md beside them)"
+	@echo "Preview:   $(DEMO)/preview/index.html  and  $(DEMO)/preview/contact_sheet.png"
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest -q
+
+lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format:
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+fixtures: $(STAMP)
+	$(BIN)/abstain-build fixtures fixtures
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_transform.py
+
+clean:
+	rm -rf runs .pytest_cache .ruff_cache

@@ -1,0 +1,421 @@
+"""The ``abstain-build`` command: a thin layer over the Python API.
+
+Exit codes: 0 all went through; 1 the run finished but some samples failed (see
+errors.jsonl); 2 the run could not start (bad flags, config, source or output folder).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from . import __version__
+from .config import BuildConfig, read_config_file, resolve_config
+from .errors import ConfigError
+from .loaders import FORMATS, open_source
+from .model import SampleProblem
+
+app = typer.Typer(
+    help="Build verified unanswerable counterparts of multimodal QA datasets.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+transforms_app = typer.Typer(
+    help="List and inspect the registered transforms.", no_args_is_help=True
+)
+app.add_typer(transforms_app, name="transforms")
+
+err = Console(stderr=True)
+out = Console()
+
+FormatOption = Annotated[
+    str | None, typer.Option("--format", help=f"Force the source layout: {', '.join(FORMATS)}.")
+]
+PluginOption = Annotated[
+    list[str] | None,
+    typer.Option("--plugin", help="Import this module to register its transforms (repeatable)."),
+]
+ParamOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param",
+        help="Override a transform parameter: NAME.KEY=VALUE (repeatable).",
+        metavar="NAME.KEY=VALUE",
+    ),
+]
+TransformsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--transforms", "-t", help="Comma-separated transform names (default: all registered)."
+    ),
+]
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def _split_names(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    return names or None
+
+
+def _parse_params(values: list[str] | None) -> dict[str, dict[str, Any]] | None:
+    if not values:
+        return None
+    params: dict[str, dict[str, Any]] = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        name, dot, field_name = key.partition(".")
+        if not (sep and dot and name and field_name):
+            raise _fail(
+                f"--param {value!r}: expected NAME.KEY=VALUE, e.g. adaptive_darkness.divisor=12"
+            )
+        params.setdefault(name.strip(), {})[field_name.strip()] = raw.strip()
+    return params
+
+
+class RateColumn(ProgressColumn):
+    """Samples per second."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:.2f} samples/s" if speed else "-- samples/s", style="cyan")
+
+
+def _progress(enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("[bold]building"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=err,
+        disable=not enabled,
+        transient=False,
+    )
+
+
+@app.callback(invoke_without_command=True)
+def _main(
+    version: Annotated[bool, typer.Option("--version", help="Show the version and exit.")] = False,
+) -> None:
+    if version:
+        out.print(f"abstain-build {__version__}")
+        raise typer.Exit(0)
+
+
+@app.command()
+def transform(
+    source: Annotated[str | None, typer.Argument(help="Dataset folder or file.")] = None,
+    out_dir: Annotated[str | None, typer.Option("--out", "-o", help="Output folder.")] = None,
+    format: FormatOption = None,
+    seed: Annotated[int | None, typer.Option(help="Run seed (default 0).")] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-j", help="Worker processes.")
+    ] = None,
+    transforms: TransformsOption = None,
+    no_routing: Annotated[
+        bool,
+        typer.Option(
+            "--no-routing", help="Apply each named transform to every sample that can take it."
+        ),
+    ] = False,
+    param: ParamOption = None,
+    plugin: PluginOption = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N source records.")] = None,
+    max_pixels: Annotated[
+        int | None, typer.Option(help="Refuse images/pages above this many pixels (default 64M).")
+    ] = None,
+    dpi: Annotated[
+        int | None, typer.Option(help="Render evidence pages at this dpi (default 144).")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="TOML file, or a previous run's manifest.json.")
+    ] = None,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Delete an existing output folder and start over.")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")
+    ] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    """Build the dataset: originals as controls plus their unanswerable counterparts."""
+    from .pipeline.build import build
+
+    _logging(debug)
+    flags = {
+        "source": source,
+        "out": out_dir,
+        "format": format,
+        "seed": seed,
+        "workers": workers,
+        "transforms": _split_names(transforms),
+        "routing": "none" if no_routing else None,
+        "transform_params": _parse_params(param),
+        "plugins": plugin or None,
+        "limit": limit,
+        "max_pixels": max_pixels,
+        "dpi": dpi,
+        "overwrite": overwrite or None,
+    }
+    try:
+        settings = read_config_file(config) if config else {}
+        resolved = resolve_config(settings, flags)
+    except (ConfigError, TypeError) as exc:
+        raise _fail(str(exc)) from None
+    show = not quiet and err.is_terminal
+    started = time.perf_counter()
+    try:
+        with _progress(show) as bar:
+            task = bar.add_task("build", total=None)
+
+            def report(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            result = build(resolved, progress=report)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except KeyboardInterrupt:
+        err.print("interrupted: re-run the same command to resume")
+        raise typer.Exit(130) from None
+    except Exception as exc:
+        if debug:
+            raise
+        raise _fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)") from None
+    if not quiet:
+        _summary(resolved, result, time.perf_counter() - started)
+    raise typer.Exit(result.exit_code)
+
+
+def _summary(config: BuildConfig, result: Any, seconds: float) -> None:
+    counts = result.counts.to_json()
+    items = counts["items"]
+    skipped = sum(counts["skipped"].values())
+    failed = result.counts.failed_samples
+    err.print(
+        f"[bold green]done[/] in {seconds:.1f}s: {counts['records_in']} source records ->"
+        f" {items['answerable']} answerable + {items['unanswerable']} unanswerable items"
+        + (f" (resumed after {result.resumed_samples})" if result.resumed_samples else ""),
+        highlight=False,
+    )
+    if counts["by_transform"]:
+        err.print(
+            "  per transform: " + ", ".join(f"{k} {v}" for k, v in counts["by_transform"].items())
+        )
+    if skipped:
+        err.print(
+            f"  skipped {skipped}: " + "; ".join(f"{v} x {k}" for k, v in counts["skipped"].items())
+        )
+    if failed:
+        err.print(
+            f"  [yellow]{failed} sample(s) had errors[/]: see {result.out_dir / 'errors.jsonl'}"
+        )
+    err.print(f"  data: {result.out_dir / 'data.jsonl'}")
+    err.print(
+        f"  card: {result.out_dir / 'README.md'}   manifest: {result.out_dir / 'manifest.json'}"
+    )
+
+
+@app.command()
+def preview(
+    source: Annotated[str, typer.Argument(help="Dataset folder or file.")],
+    sample: Annotated[
+        str, typer.Option("--sample", "-s", help="Sample id (see `abstain-build samples`).")
+    ],
+    out_dir: Annotated[
+        str, typer.Option("--out", "-o", help="Folder for index.html and the contact sheet.")
+    ],
+    transforms: TransformsOption = None,
+    seed: Annotated[int, typer.Option(help="Seed, as in `transform`.")] = 0,
+    format: FormatOption = None,
+    param: ParamOption = None,
+    plugin: PluginOption = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    """Apply every applicable transform (or those named) to one sample and show the results."""
+    from .preview import preview as run_preview
+
+    _logging(debug)
+    try:
+        result = run_preview(
+            source,
+            sample,
+            out_dir,
+            transforms=_split_names(transforms),
+            seed=seed,
+            params=_parse_params(param),
+            plugins=plugin or [],
+            format=format,
+        )
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    for item in result.items:
+        style = {"ok": "green", "not_applicable": "dim", "error": "red", "qc_failed": "red"}[
+            item.status
+        ]
+        reason = f": {item.reason}" if item.reason else ""
+        err.print(f"  [{style}]{item.transform.name:<26} {item.status}{reason}[/]", highlight=False)
+    err.print(f"[bold green]preview[/] {result.index}")
+    err.print(f"  contact sheet: {result.contact_sheet}")
+
+
+@app.command()
+def samples(
+    source: Annotated[str, typer.Argument(help="Dataset folder or file.")],
+    format: FormatOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+    limit: Annotated[int | None, typer.Option(help="Only the first N records.")] = None,
+) -> None:
+    """List the sample ids of a source (for `preview --sample`), with skips and load errors."""
+    try:
+        loaded = open_source(source, format)
+        rows = []
+        for position, item in enumerate(loaded):
+            if limit is not None and position >= limit:
+                break
+            if isinstance(item, SampleProblem):
+                status = "skipped" if item.skip else "error"
+                rows.append(
+                    {"id": item.sample_id, "status": status, "question": "", "detail": item.reason}
+                )
+            else:
+                rows.append(
+                    {
+                        "id": item.id,
+                        "status": "ok",
+                        "question": item.question,
+                        "detail": f"pages {list(item.evidence_pages)}"
+                        if item.document
+                        else f"{len(item.images)} image(s)",
+                    }
+                )
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    if as_json:
+        for row in rows:
+            out.print_json(json.dumps(row, ensure_ascii=False)) if out.is_terminal else print(
+                json.dumps(row, ensure_ascii=False)
+            )
+        return
+    width = max((len(row["id"]) for row in rows), default=2)
+    print(f"# {loaded.dataset} ({loaded.layout}): {len(rows)} records")
+    for row in rows:
+        text = row["question"] if row["status"] == "ok" else row["detail"]
+        detail = row["detail"] if row["status"] == "ok" else ""
+        print(f"{row['id']:<{width}}  {row['status']:<7}  {detail:<12}  {text[:100]}".rstrip())
+
+
+@transforms_app.command("list")
+def transforms_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    plugin: PluginOption = None,
+) -> None:
+    """Name, family, axis and target of every registered transform."""
+    registry = _registry(plugin)
+    rows = [dict(cls.info(), origin=registry.origin(cls.name)) for cls in registry]
+    if as_json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    table = Table(title=f"{len(rows)} registered transforms")
+    for column in ("name", "family", "axis", "target", "origin"):
+        table.add_column(column, no_wrap=column in ("name", "target"))
+    for row in rows:
+        table.add_row(row["name"], row["family"], row["axis"], row["target"], row["origin"])
+    out.print(table)
+
+
+@transforms_app.command("show")
+def transforms_show(
+    name: Annotated[str, typer.Argument(help="Transform name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    plugin: PluginOption = None,
+) -> None:
+    """Description, parameters (defaults and bounds) and intensity definition of one transform."""
+    registry = _registry(plugin)
+    from .transforms.registry import RegistryError
+
+    try:
+        cls = registry.get(name)
+    except RegistryError as exc:
+        raise _fail(str(exc)) from None
+    info = dict(cls.info(), origin=registry.origin(name))
+    if as_json:
+        print(json.dumps(info, indent=2, ensure_ascii=False))
+        return
+    out.print(
+        f"[bold]{info['name']}[/]  ({info['family']}, {info['axis']}, target {info['target']})"
+    )
+    out.print(f"  {info['description']}")
+    out.print(f"  intensity: {info['intensity']}")
+    out.print(f"  origin: {info['origin']}")
+    table = Table(title="parameters")
+    for column in ("name", "type", "default", "bounds", "help"):
+        table.add_column(column)
+    for pname, spec in info["params"].items():
+        if spec["choices"]:
+            bounds = " | ".join(map(str, spec["choices"]))
+        else:
+            low = "" if spec["low"] is None else spec["low"]
+            high = "" if spec["high"] is None else spec["high"]
+            bounds = f"[{low}, {high}]"
+        table.add_row(pname, spec["type"], repr(spec["default"]), bounds, spec["help"])
+    out.print(table)
+
+
+@app.command()
+def fixtures(
+    out_dir: Annotated[Path, typer.Argument(help="Where to write them.")] = Path("fixtures"),
+) -> None:
+    """Regenerate the shipped synthetic fixture datasets (deterministic)."""
+    from .fixturegen import generate
+
+    written = generate(out_dir)
+    err.print(f"wrote {len(written)} files under {out_dir}")
+
+
+def _registry(plugins: list[str] | None) -> Any:
+    from .transforms.registry import RegistryError, get_registry
+
+    try:
+        return get_registry(tuple(plugins or ()))
+    except RegistryError as exc:
+        raise _fail(str(exc)) from None
+
+
+def _logging(debug: bool) -> None:
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, stream=sys.stderr)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

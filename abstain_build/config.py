@@ -1,0 +1,112 @@
+"""Run configuration: flags, TOML files and manifests resolve to one ``BuildConfig``."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .media.images import DEFAULT_MAX_PIXELS
+from .media.pdf import DEFAULT_DPI
+
+ROUTING_MODES = ("none",)
+
+#: Settings that do not change what is written, so a resumed run may differ in them.
+NOT_FINGERPRINTED = frozenset({"out", "workers", "overwrite", "progress"})
+
+
+@dataclass
+class BuildConfig:
+    """Everything that defines a build. Field names are the TOML keys and the CLI flags."""
+
+    source: str
+    out: str
+    format: str | None = None
+    seed: int = 0
+    workers: int = 1
+    transforms: list[str] | None = None  # None: every registered transform that applies
+    routing: str = "none"
+    transform_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    plugins: list[str] = field(default_factory=list)
+    limit: int | None = None
+    max_pixels: int = DEFAULT_MAX_PIXELS
+    dpi: int = DEFAULT_DPI
+    overwrite: bool = False
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise ConfigError("workers must be at least 1")
+        if self.limit is not None and self.limit < 0:
+            raise ConfigError("limit must be zero or more")
+        if self.routing not in ROUTING_MODES:
+            raise ConfigError(
+                f"routing {self.routing!r} is not available;"
+                f" choose one of {', '.join(ROUTING_MODES)}"
+            )
+        if not 36 <= self.dpi <= 600:
+            raise ConfigError("dpi must be between 36 and 600")
+        if self.max_pixels < 1_000_000:
+            raise ConfigError("max_pixels must be at least 1,000,000")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The settings that determine the output (used to refuse mixing two configs in one DIR)."""
+        data = {k: v for k, v in self.to_dict().items() if k not in NOT_FINGERPRINTED}
+        data["source"] = str(Path(self.source).resolve())
+        return data
+
+
+def _known(data: dict[str, Any], origin: str) -> dict[str, Any]:
+    names = {f.name for f in fields(BuildConfig)}
+    cleaned = {key.replace("-", "_"): value for key, value in data.items()}
+    unknown = sorted(set(cleaned) - names)
+    if unknown:
+        raise ConfigError(f"{origin}: unknown setting(s) {', '.join(unknown)}")
+    return cleaned
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """Settings from a TOML file, or from the ``config`` of a previous run's manifest.json.
+
+    Relative paths in a TOML file are relative to the file's folder.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ConfigError(f"{path}: not valid JSON ({exc})") from None
+        data = data.get("config", data) if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: expected a manifest with a 'config' object")
+        return _known(data, str(path))
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    data = _known(data, str(path))
+    for key in ("source", "out"):
+        if isinstance(data.get(key), str) and not Path(data[key]).is_absolute():
+            data[key] = str((path.parent / data[key]).resolve())
+    return data
+
+
+def resolve_config(file_settings: dict[str, Any], flags: dict[str, Any]) -> BuildConfig:
+    """Flags given on the command line win over the file, the file over defaults."""
+    merged = dict(file_settings)
+    merged.update({key: value for key, value in flags.items() if value is not None})
+    for key in ("source", "out"):
+        if not merged.get(key):
+            raise ConfigError(f"no {key} given (pass it on the command line or in --config)")
+    merged = _known(merged, "configuration")
+    return BuildConfig(**merged)

@@ -1,0 +1,23 @@
+"""Errors that become per-sample error records instead of stopping a run."""
+
+from __future__ import annotations
+
+
+class SampleError(Exception):
+    """A problem with one sample. ``stage`` says where it happened, the message says what."""
+
+    def __init__(self, stage: str, reason: str) -> None:
+        super().__init__(reason)
+        self.stage = stage
+        self.reason = reason
+
+
+class InputError(SampleError):
+    """The sample's own files are unusable (corrupt, truncated, too large, out of range)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("validate", reason)
+
+
+class ConfigError(ValueError):
+    """The run as configured cannot start; nothing was written."""

@@ -1,0 +1,84 @@
+"""Loaders for the published layouts of MMMU and MMLongBench-Doc, and a generic JSONL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import ConfigError
+from .base import LoadedItem, Source
+from .jsonl import JsonlSource
+from .mmlongbench import MMLongBenchSource
+from .mmmu import MMMUJsonlSource, MMMUParquetSource
+
+FORMATS = ("mmmu", "mmlongbench", "jsonl")
+
+__all__ = [
+    "FORMATS",
+    "JsonlSource",
+    "LoadedItem",
+    "MMLongBenchSource",
+    "MMMUJsonlSource",
+    "MMMUParquetSource",
+    "Source",
+    "open_source",
+]
+
+
+def _looks_like_mmmu_jsonl(file: Path) -> bool:
+    """The MMMU tool layout names images ``image_1`` ...; the generic one uses ``images``."""
+    with file.open("r", encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            return isinstance(record, dict) and any(f"image_{n}" in record for n in range(1, 8))
+    return False
+
+
+def _pick_jsonl(folder: Path) -> Path | None:
+    for name in ("samples.jsonl", "data.jsonl"):
+        if (folder / name).is_file():
+            return folder / name
+    candidates = sorted(folder.glob("*.jsonl"))
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def open_source(path: str | Path, format: str | None = None) -> Source:
+    """Open a dataset, detecting its layout unless ``format`` forces one.
+
+    Detection: a folder with ``samples.json`` is MMLongBench-Doc; parquet files are MMMU's
+    Hugging Face layout; a JSONL whose records have ``image_1`` is MMMU's tool layout, any
+    other JSONL is the generic layout.
+    """
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise ConfigError(f"source {path} does not exist")
+    if format is not None and format not in FORMATS:
+        raise ConfigError(f"unknown format {format!r}: choose one of {', '.join(FORMATS)}")
+
+    folder = path if path.is_dir() else None
+    if format in (None, "mmlongbench") and (
+        (folder and (folder / "samples.json").is_file()) or path.suffix == ".json"
+    ):
+        return MMLongBenchSource(path)
+    if format == "mmlongbench":
+        raise ConfigError(f"{path}: expected samples.json with a documents/ folder beside it")
+
+    parquet_here = path.suffix == ".parquet" or (folder and any(folder.glob("*.parquet")))
+    if format in (None, "mmmu") and parquet_here:
+        return MMMUParquetSource(path)
+    jsonl = path if path.suffix == ".jsonl" else (_pick_jsonl(folder) if folder else None)
+    if jsonl is not None:
+        if format == "mmmu" or (format is None and _looks_like_mmmu_jsonl(jsonl)):
+            return MMMUJsonlSource(jsonl)
+        return JsonlSource(jsonl)
+    if format in (None, "mmmu") and folder and any(folder.rglob("*.parquet")):
+        return MMMUParquetSource(path)
+    raise ConfigError(
+        f"cannot tell the layout of {path}: expected samples.json + documents/ (MMLongBench-Doc),"
+        " parquet files (MMMU), or a .jsonl file; pass --format to choose"
+    )

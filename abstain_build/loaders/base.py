@@ -1,0 +1,60 @@
+"""The loader interface: a source streams samples (or problems) in a fixed order."""
+
+from __future__ import annotations
+
+import abc
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import SampleError
+from ..model import Sample, SampleProblem, SourceInfo
+
+LoadedItem = Sample | SampleProblem
+
+
+class Source(abc.ABC):
+    """A dataset on disk. Iteration streams records: memory does not grow with its size."""
+
+    dataset: str = ""
+    layout: str = ""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.root = path if path.is_dir() else path.parent
+
+    @abc.abstractmethod
+    def record_files(self) -> list[Path]:
+        """The files holding the records (hashed into the manifest)."""
+
+    @abc.abstractmethod
+    def count(self) -> int:
+        """Number of records, cheaply (for progress and ETA)."""
+
+    @abc.abstractmethod
+    def __iter__(self) -> Iterator[LoadedItem]:
+        """Samples and problems, in the source's own order."""
+
+    def relative(self, path: Path) -> str:
+        try:
+            return str(path.resolve().relative_to(self.root.resolve()))
+        except ValueError:
+            return str(path)
+
+    def fingerprint(self) -> dict[str, str]:
+        """sha256 of every record file, relative path -> hex digest."""
+        out: dict[str, str] = {}
+        for file in self.record_files():
+            digest = hashlib.sha256()
+            with file.open("rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(chunk)
+            out[self.relative(file)] = digest.hexdigest()
+        return out
+
+    def problem(
+        self, sample_id: str, error: SampleError, source: SourceInfo | None, skip: bool = False
+    ) -> SampleProblem:
+        return SampleProblem(
+            sample_id=sample_id, stage=error.stage, reason=error.reason, skip=skip, source=source
+        )

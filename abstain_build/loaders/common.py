@@ -1,0 +1,115 @@
+"""Helpers every loader needs: safe paths, safe list parsing, stable sample ids."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import SampleError
+
+_MAX_LITERAL_CHARS = 200_000
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def load_error(reason: str) -> SampleError:
+    return SampleError("load", reason)
+
+
+def resolve_inside(root: Path, relative: str, what: str, base: Path | None = None) -> Path:
+    """Resolve ``relative`` from ``base`` (default ``root``); refuse what lands outside ``root``."""
+    if not isinstance(relative, str) or not relative.strip():
+        raise load_error(f"{what}: empty path")
+    root = root.resolve()
+    candidate = ((base or root) / relative).resolve()
+    if not candidate.is_relative_to(root):
+        raise load_error(f"{what}: path {relative!r} resolves outside the dataset root {root}")
+    if not candidate.is_file():
+        raise load_error(f"{what}: file not found: {relative}")
+    return candidate
+
+
+def parse_list(value: Any, what: str) -> list[Any]:
+    """A list given as a list, a JSON string or a Python list repr; never evaluated as code."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if hasattr(value, "tolist"):  # numpy / pyarrow arrays from parquet
+        return list(value.tolist())
+    if not isinstance(value, str):
+        raise load_error(f"{what}: expected a list, got {type(value).__name__}")
+    text = value.strip()
+    if not text:
+        return []
+    if len(text) > _MAX_LITERAL_CHARS:
+        raise load_error(f"{what}: list literal is too long ({len(text):,} characters)")
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        try:
+            parsed = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise load_error(f"{what}: not a list literal: {text[:80]!r}") from None
+    if not isinstance(parsed, (list, tuple)):
+        raise load_error(f"{what}: expected a list, got {type(parsed).__name__}")
+    return list(parsed)
+
+
+def parse_pages(value: Any, what: str = "evidence_pages") -> tuple[int, ...]:
+    """1-based page numbers; 0 or negatives are reported, not silently shifted."""
+    pages = parse_list(value, what)
+    out: list[int] = []
+    for page in pages:
+        if isinstance(page, bool) or not isinstance(page, (int, float, str)):
+            raise load_error(f"{what}: {page!r} is not a page number")
+        try:
+            number = int(page)
+        except ValueError:
+            raise load_error(f"{what}: {page!r} is not a page number") from None
+        if number != float(page):
+            raise load_error(f"{what}: {page!r} is not a whole page number")
+        if number < 1:
+            raise load_error(f"{what}: page {number} is invalid (pages are 1-based)")
+        out.append(number)
+    return tuple(dict.fromkeys(out))
+
+
+def slug(text: str, limit: int = 48) -> str:
+    cleaned = _UNSAFE_ID.sub("-", text).strip("-.")
+    return cleaned[:limit] or "item"
+
+
+def content_id(prefix: str, *parts: Any) -> str:
+    """A readable id that depends on the record's content, not on its position."""
+    digest = hashlib.sha1("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:8]
+    return f"{slug(prefix, 40)}-{digest}"
+
+
+class IdAllocator:
+    """Makes ids unique within a source by suffixing repeats (-2, -3, ...)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def __call__(self, wanted: str) -> str:
+        wanted = slug(wanted, 96)
+        count = self._seen.get(wanted, 0) + 1
+        self._seen[wanted] = count
+        return wanted if count == 1 else f"{wanted}-{count}"
+
+
+def answer_text(value: Any) -> str:
+    """Answers are kept as text, the way the sources print them."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)

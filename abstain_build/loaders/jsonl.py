@@ -1,0 +1,160 @@
+"""Generic JSONL: one record per line with question, answer and images and/or a PDF.
+
+Schema (README, "Bring your own data")::
+
+    {"id": "optional-stable-id",
+     "question": "What was revenue in 2019?",          # required, non-empty
+     "answer": "12.5",                                 # required (string, number or list)
+     "options": ["A ...", "B ..."],                    # optional
+     "images": ["images/chart.png"],                   # paths relative to the JSONL file, or
+     "pdf": "docs/report.pdf", "evidence_pages": [3],  # a PDF with 1-based evidence pages
+     "answer_format": "Float",                         # optional
+     "metadata": {...}}                                # optional, carried through
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import SampleError
+from ..model import DocumentRef, ImageRef, Sample, SourceInfo
+from .base import LoadedItem, Source
+from .common import (
+    IdAllocator,
+    answer_text,
+    content_id,
+    load_error,
+    parse_list,
+    parse_pages,
+    resolve_inside,
+)
+
+UNANSWERABLE_MARKERS = {"not answerable", "unanswerable"}
+
+
+def iter_json_lines(
+    path: Path,
+) -> Iterator[tuple[int, int, dict[str, Any], SampleError | None]]:
+    """(record index, 1-based line number, record, error) for every non-blank line."""
+    index = 0
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        for line_number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as exc:
+                yield (
+                    index,
+                    line_number,
+                    {},
+                    load_error(f"line {line_number}: malformed JSON ({exc})"),
+                )
+            else:
+                if isinstance(record, dict):
+                    yield index, line_number, record, None
+                else:
+                    yield (
+                        index,
+                        line_number,
+                        {},
+                        load_error(
+                            f"line {line_number}: expected a JSON object,"
+                            f" got {type(record).__name__}"
+                        ),
+                    )
+            index += 1
+
+
+class JsonlSource(Source):
+    dataset = "jsonl"
+    layout = "jsonl"
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.file = path
+
+    def record_files(self) -> list[Path]:
+        return [self.file]
+
+    def count(self) -> int:
+        with self.file.open("rb") as handle:
+            return sum(1 for line in handle if line.strip())
+
+    def __iter__(self) -> Iterator[LoadedItem]:
+        ids = IdAllocator()
+        relative = self.relative(self.file)
+        for index, line_number, record, error in iter_json_lines(self.file):
+            info = SourceInfo(self.dataset, self.layout, relative, index, record.get("id"))
+            if error is not None:
+                yield self.problem(ids(f"line-{line_number:05d}"), error, info)
+                continue
+            wanted = (
+                str(record["id"])
+                if record.get("id")
+                else content_id(
+                    "item",
+                    record.get("question"),
+                    record.get("answer"),
+                    record.get("pdf"),
+                    record.get("images"),
+                )
+            )
+            sample_id = ids(wanted)
+            if str(record.get("answer", "")).strip().lower() in UNANSWERABLE_MARKERS:
+                yield self.problem(
+                    sample_id, load_error("already unanswerable in the source"), info, skip=True
+                )
+                continue
+            try:
+                yield self._sample(sample_id, record, info)
+            except SampleError as error:
+                yield self.problem(sample_id, error, info)
+
+    def _sample(self, sample_id: str, record: dict[str, Any], info: SourceInfo) -> Sample:
+        missing = [key for key in ("question", "answer") if key not in record]
+        if missing:
+            raise load_error(f"missing required field(s): {', '.join(missing)}")
+        question = record["question"]
+        if not isinstance(question, str) or not question.strip():
+            raise load_error("the question is empty")
+        image_paths = parse_list(record.get("images"), "images")
+        images = tuple(
+            ImageRef(
+                key=f"image_{n}",
+                path=resolve_inside(self.root, str(p), f"images[{n - 1}]"),
+                name=Path(str(p)).name,
+            )
+            for n, p in enumerate(image_paths, start=1)
+        )
+        document = None
+        pages: tuple[int, ...] = ()
+        if record.get("pdf"):
+            pdf = resolve_inside(self.root, str(record["pdf"]), "pdf")
+            document = DocumentRef(path=pdf, doc_id=Path(str(record["pdf"])).name)
+            pages = parse_pages(record.get("evidence_pages"))
+            if not pages:
+                raise load_error("a record with a pdf needs evidence_pages (1-based)")
+        if not images and document is None:
+            raise load_error("the record has neither images nor a pdf")
+        if images and document is not None:
+            raise load_error("a record has images or a pdf, not both")
+        metadata = record.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise load_error("metadata must be a JSON object")
+        answer_format = record.get("answer_format")
+        return Sample(
+            id=sample_id,
+            source=info,
+            question=question.strip(),
+            answer=answer_text(record["answer"]),
+            answer_format=str(answer_format) if answer_format is not None else None,
+            options=tuple(str(o) for o in parse_list(record.get("options"), "options")),
+            images=images,
+            document=document,
+            evidence_pages=pages,
+            metadata=metadata,
+        )

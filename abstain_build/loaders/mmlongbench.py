@@ -1,0 +1,120 @@
+"""MMLongBench-Doc as published: ``samples.json`` (a JSON list) beside ``documents/``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, SampleError
+from ..model import DocumentRef, Sample, SourceInfo
+from .base import LoadedItem, Source
+from .common import (
+    IdAllocator,
+    answer_text,
+    content_id,
+    load_error,
+    parse_list,
+    parse_pages,
+    resolve_inside,
+)
+
+NOT_ANSWERABLE = "not answerable"
+REQUIRED = ("doc_id", "question", "answer", "evidence_pages")
+
+
+class MMLongBenchSource(Source):
+    dataset = "mmlongbench-doc"
+    layout = "mmlongbench"
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.samples_file = path if path.is_file() else path / "samples.json"
+        self.documents = self.root / "documents"
+        self._records: list[Any] | None = None
+
+    def _load(self) -> list[Any]:
+        if self._records is None:
+            try:
+                records = json.loads(self.samples_file.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise ConfigError(f"{self.samples_file} does not exist") from None
+            except ValueError as exc:
+                raise ConfigError(f"{self.samples_file} is not valid JSON: {exc}") from None
+            if not isinstance(records, list):
+                raise ConfigError(f"{self.samples_file} must hold a JSON list of records")
+            self._records = records
+        return self._records
+
+    def record_files(self) -> list[Path]:
+        return [self.samples_file]
+
+    def count(self) -> int:
+        return len(self._load())
+
+    def __iter__(self) -> Iterator[LoadedItem]:
+        ids = IdAllocator()
+        file = self.relative(self.samples_file)
+        for index, record in enumerate(self._load()):
+            info = SourceInfo(self.dataset, self.layout, file, index)
+            fallback_id = ids(f"record-{index:05d}")
+            if not isinstance(record, dict):
+                yield self.problem(fallback_id, load_error("record is not a JSON object"), info)
+                continue
+            missing = [key for key in REQUIRED if key not in record]
+            if missing:
+                yield self.problem(
+                    fallback_id,
+                    load_error(f"missing required field(s): {', '.join(missing)}"),
+                    info,
+                )
+                continue
+            doc_id = str(record["doc_id"])
+            sample_id = ids(
+                content_id(
+                    Path(doc_id).stem,
+                    record["question"],
+                    record["answer"],
+                    record["evidence_pages"],
+                )
+            )
+            if str(record["answer"]).strip().lower() == NOT_ANSWERABLE:
+                yield self.problem(
+                    sample_id,
+                    load_error("already unanswerable in the source (answer is 'Not answerable')"),
+                    info,
+                    skip=True,
+                )
+                continue
+            try:
+                yield self._sample(sample_id, record, info)
+            except SampleError as error:
+                yield self.problem(sample_id, error, info)
+
+    def _sample(self, sample_id: str, record: dict[str, Any], info: SourceInfo) -> Sample:
+        question = record["question"]
+        if not isinstance(question, str) or not question.strip():
+            raise load_error("the question is empty")
+        doc_id = str(record["doc_id"])
+        pdf = resolve_inside(self.root, f"documents/{doc_id}", "doc_id")
+        pages = parse_pages(record["evidence_pages"])
+        if not pages:
+            raise load_error(
+                "evidence_pages is empty: the record does not say where the evidence is"
+            )
+        sources = parse_list(record.get("evidence_sources"), "evidence_sources")
+        answer_format = record.get("answer_format")
+        return Sample(
+            id=sample_id,
+            source=info,
+            question=question.strip(),
+            answer=answer_text(record["answer"]),
+            answer_format=str(answer_format) if answer_format is not None else None,
+            document=DocumentRef(path=pdf, doc_id=doc_id),
+            evidence_pages=pages,
+            metadata={
+                "doc_type": record.get("doc_type"),
+                "evidence_sources": [str(s) for s in sources],
+            },
+        )

@@ -1,0 +1,176 @@
+"""MMMU in both published layouts: Hugging Face parquet, and the repository's JSONL tool format."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from ..errors import ConfigError, SampleError
+from ..model import ImageRef, Sample, SourceInfo
+from .base import LoadedItem, Source
+from .common import IdAllocator, answer_text, content_id, load_error, parse_list, resolve_inside
+from .jsonl import iter_json_lines
+
+MAX_IMAGES = 7
+PLACEHOLDER = re.compile(r"<image\s*(\d+)>", re.IGNORECASE)
+METADATA_KEYS = (
+    "explanation",
+    "img_type",
+    "topic_difficulty",
+    "question_type",
+    "subfield",
+    "subject",
+)
+
+
+def _placeholders(question: str, options: list[str]) -> set[int]:
+    found = {int(n) for n in PLACEHOLDER.findall(question)}
+    for option in options:
+        found |= {int(n) for n in PLACEHOLDER.findall(option)}
+    return found
+
+
+class _MMMUBase(Source):
+    dataset = "mmmu"
+
+    def _build(
+        self,
+        sample_id: str,
+        record: dict[str, Any],
+        info: SourceInfo,
+        images: list[ImageRef],
+    ) -> Sample:
+        missing = [key for key in ("question", "answer") if key not in record]
+        if missing:
+            raise load_error(f"missing required field(s): {', '.join(missing)}")
+        question = record["question"]
+        if not isinstance(question, str) or not question.strip():
+            raise load_error("the question is empty")
+        options = [str(option) for option in parse_list(record.get("options"), "options")]
+        if not images:
+            raise load_error("the record has no image (image_1 ... image_7 are all empty)")
+        have = {int(ref.key.split("_")[1]) for ref in images}
+        absent = sorted(n for n in _placeholders(question, options) if n not in have)
+        if absent:
+            raise load_error(
+                "the text refers to "
+                + ", ".join(f"<image {n}>" for n in absent)
+                + " but the record has no such image"
+            )
+        metadata = {key: record[key] for key in METADATA_KEYS if record.get(key) is not None}
+        return Sample(
+            id=sample_id,
+            source=info,
+            question=question.strip(),
+            answer=answer_text(record["answer"]),
+            answer_format="multiple-choice" if options else "open",
+            options=tuple(options),
+            images=tuple(images),
+            metadata=metadata,
+        )
+
+
+class MMMUParquetSource(_MMMUBase):
+    """A parquet file, or a folder of them (searched recursively, in sorted order)."""
+
+    layout = "hf-parquet"
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.files = [path] if path.is_file() else sorted(path.rglob("*.parquet"))
+        if not self.files:
+            raise ConfigError(f"no parquet files under {path}")
+
+    def record_files(self) -> list[Path]:
+        return list(self.files)
+
+    def count(self) -> int:
+        return sum(pq.ParquetFile(file).metadata.num_rows for file in self.files)
+
+    def __iter__(self) -> Iterator[LoadedItem]:
+        ids = IdAllocator()
+        for file in self.files:
+            relative = self.relative(file)
+            index = 0
+            for batch in pq.ParquetFile(file).iter_batches(batch_size=16):
+                for row in batch.to_pylist():
+                    info = SourceInfo(self.dataset, self.layout, relative, index, row.get("id"))
+                    index += 1
+                    wanted = (
+                        str(row["id"])
+                        if row.get("id")
+                        else content_id(Path(relative).stem, row.get("question"), info.index)
+                    )
+                    sample_id = ids(wanted)
+                    try:
+                        yield self._build(sample_id, row, info, self._images(row, file.parent))
+                    except SampleError as error:
+                        yield self.problem(sample_id, error, info)
+
+    def _images(self, row: dict[str, Any], folder: Path) -> list[ImageRef]:
+        refs: list[ImageRef] = []
+        for n in range(1, MAX_IMAGES + 1):
+            cell = row.get(f"image_{n}")
+            if cell is None:
+                continue
+            if not isinstance(cell, dict):
+                raise load_error(f"image_{n}: expected a struct {{bytes, path}}")
+            if cell.get("bytes"):
+                refs.append(ImageRef(key=f"image_{n}", data=cell["bytes"], name=cell.get("path")))
+            elif cell.get("path"):
+                path = resolve_inside(self.root, str(cell["path"]), f"image_{n}", base=folder)
+                refs.append(ImageRef(key=f"image_{n}", path=path, name=Path(cell["path"]).name))
+        return refs
+
+
+class MMMUJsonlSource(_MMMUBase):
+    """The MMMU repository's JSONL tool layout: ``image_N`` paths relative to the file."""
+
+    layout = "mmmu-jsonl"
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.file = path if path.is_file() else path / "samples.jsonl"
+
+    def record_files(self) -> list[Path]:
+        return [self.file]
+
+    def count(self) -> int:
+        with self.file.open("rb") as handle:
+            return sum(1 for line in handle if line.strip())
+
+    def __iter__(self) -> Iterator[LoadedItem]:
+        ids = IdAllocator()
+        relative = self.relative(self.file)
+        for index, line_number, record, error in iter_json_lines(self.file):
+            info = SourceInfo(self.dataset, self.layout, relative, index)
+            if error is not None:
+                yield self.problem(ids(f"line-{line_number:05d}"), error, info)
+                continue
+            sample_id = ids(self._wanted_id(record, line_number))
+            try:
+                images = [
+                    ImageRef(
+                        key=f"image_{n}",
+                        path=resolve_inside(self.root, str(record[f"image_{n}"]), f"image_{n}"),
+                        name=Path(str(record[f"image_{n}"])).name,
+                    )
+                    for n in range(1, MAX_IMAGES + 1)
+                    if record.get(f"image_{n}")
+                ]
+                yield self._build(sample_id, record, info, images)
+            except SampleError as error:
+                yield self.problem(sample_id, error, info)
+
+    @staticmethod
+    def _wanted_id(record: dict[str, Any], line_number: int) -> str:
+        if record.get("id"):
+            return str(record["id"])
+        first = record.get("image_1")
+        if isinstance(first, str) and first:
+            return re.sub(r"_1$", "", Path(first).stem)
+        return f"line-{line_number:05d}"

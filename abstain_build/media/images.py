@@ -1,0 +1,67 @@
+"""Image decoding with a pixel limit, and deterministic PNG encoding."""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+from PIL import Image
+
+from ..errors import InputError
+
+#: Images above this many pixels are refused before decoding (a 20000 x 20000 image is 400 M).
+DEFAULT_MAX_PIXELS = 64_000_000
+
+# We enforce our own limit before decoding; PIL's bomb check would raise a less clear error.
+Image.MAX_IMAGE_PIXELS = None
+
+
+def decode_image(data: bytes, what: str, max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
+    """Decode to an array in L, LA, RGB or RGBA layout; refuse huge or broken images."""
+    try:
+        image = Image.open(io.BytesIO(data))
+    except Exception as exc:
+        raise InputError(f"{what}: not a readable image ({type(exc).__name__}: {exc})") from None
+    width, height = image.size
+    if width * height > max_pixels:
+        raise InputError(
+            f"{what}: {width}x{height} = {width * height:,} pixels is above the limit of "
+            f"{max_pixels:,} (--max-pixels)"
+        )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            image.load()
+    except Exception as exc:
+        raise InputError(f"{what}: image data is corrupt or truncated ({exc})") from None
+    return to_array(image)
+
+
+def to_array(image: Image.Image) -> np.ndarray:
+    """Normalise PIL modes to the four layouts the kernels handle (uint8, 2-D or H x W x C)."""
+    if image.mode in ("L", "LA", "RGB", "RGBA"):
+        converted = image
+    elif image.mode in ("1", "I", "I;16", "I;16B", "F"):
+        converted = image.convert("L")
+    elif (image.mode == "P" and "transparency" in image.info) or image.mode == "PA":
+        converted = image.convert("RGBA")
+    else:
+        converted = image.convert("RGB")
+    return np.asarray(converted, dtype=np.uint8).copy()
+
+
+def encode_png(array: np.ndarray) -> bytes:
+    """PNG bytes that depend only on the pixels (no timestamps, fixed compression)."""
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(array)).save(buffer, format="PNG", compress_level=6)
+    return buffer.getvalue()
+
+
+def image_format(data: bytes) -> str:
+    """Lower-case file extension for encoded image bytes ("png", "jpg", ...), "bin" if unknown."""
+    try:
+        fmt = (Image.open(io.BytesIO(data)).format or "").lower()
+    except Exception:
+        return "bin"
+    return {"jpeg": "jpg", "mpo": "jpg"}.get(fmt, fmt or "bin")

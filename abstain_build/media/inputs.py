@@ -1,0 +1,135 @@
+"""A sample's files, read and checked once, shared by every transform applied to it."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+
+from ..errors import InputError
+from ..model import Sample
+from .images import DEFAULT_MAX_PIXELS, decode_image, image_format
+from .pdf import DEFAULT_DPI, open_pdf, render_page_png
+
+
+@dataclass(frozen=True)
+class InputLimits:
+    max_pixels: int = DEFAULT_MAX_PIXELS
+    dpi: int = DEFAULT_DPI
+
+
+def _read(path: Path, what: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{what}: file not found: {path}") from None
+    except OSError as exc:
+        raise InputError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
+
+
+@functools.lru_cache(maxsize=16)
+def _page_texts(digest: str, data: bytes) -> tuple[str, ...]:
+    """Text layer of every page, cached per document content (several samples share a PDF)."""
+    with pymupdf.open(stream=data, filetype="pdf") as document:
+        return tuple(page.get_text("text") for page in document)
+
+
+class SampleInputs:
+    """Lazily decoded images and the opened PDF of one sample.
+
+    ``validate()`` reads everything a transform could need and raises :class:`InputError`
+    with a clear reason when something is unusable, so a broken sample fails once, before
+    any transform runs.
+    """
+
+    def __init__(self, sample: Sample, limits: InputLimits | None = None) -> None:
+        self.sample = sample
+        self.limits = limits or InputLimits()
+        self._image_bytes: list[bytes] | None = None
+        self._images: list[np.ndarray] | None = None
+        self._document_bytes: bytes | None = None
+        self._document: pymupdf.Document | None = None
+        self._renders: list[bytes] | None = None
+
+    def validate(self) -> None:
+        if not self.sample.question.strip():
+            raise InputError("the question is empty")
+        self.images()
+        if self.sample.document is not None:
+            document = self.document()
+            if not self.sample.evidence_pages:
+                raise InputError("the record lists no evidence pages")
+            for page in self.sample.evidence_pages:
+                if not 1 <= page <= document.page_count:
+                    raise InputError(
+                        f"evidence page {page} is out of range: {self.sample.document.doc_id}"
+                        f" has {document.page_count} pages (pages are 1-based)"
+                    )
+            self.evidence_renders()
+
+    def image_bytes(self) -> list[bytes]:
+        """The images exactly as stored in the source."""
+        if self._image_bytes is None:
+            self._image_bytes = [
+                ref.data if ref.data is not None else _read(ref.path, ref.key)  # type: ignore[arg-type]
+                for ref in self.sample.images
+            ]
+        return self._image_bytes
+
+    def image_extensions(self) -> list[str]:
+        return [image_format(data) for data in self.image_bytes()]
+
+    def images(self) -> list[np.ndarray]:
+        """Decoded pixels. Transforms must not modify these arrays in place."""
+        if self._images is None:
+            decoded = [
+                decode_image(data, ref.describe(), self.limits.max_pixels)
+                for ref, data in zip(self.sample.images, self.image_bytes(), strict=True)
+            ]
+            for array in decoded:
+                array.flags.writeable = False
+            self._images = decoded
+        return self._images
+
+    def document_bytes(self) -> bytes:
+        if self.sample.document is None:
+            raise InputError("the sample has no document")
+        if self._document_bytes is None:
+            self._document_bytes = _read(self.sample.document.path, self.sample.document.doc_id)
+        return self._document_bytes
+
+    def document(self) -> pymupdf.Document:
+        """The original PDF, opened once; read-only by convention (transforms edit a copy)."""
+        if self._document is None:
+            self._document = open_pdf(self.document_bytes(), self.sample.document.doc_id)  # type: ignore[union-attr]
+        return self._document
+
+    def writable_document(self) -> pymupdf.Document:
+        """A fresh private copy of the PDF for a transform to edit."""
+        return open_pdf(self.document_bytes(), self.sample.document.doc_id)  # type: ignore[union-attr]
+
+    def document_digest(self) -> str:
+        return hashlib.sha256(self.document_bytes()).hexdigest()
+
+    def page_texts(self) -> tuple[str, ...]:
+        """Text layer of every page of the document ('' for pages without one)."""
+        return _page_texts(self.document_digest(), self.document_bytes())
+
+    def evidence_renders(self) -> list[bytes]:
+        """PNG renders of the original evidence pages, in ``sample.evidence_pages`` order."""
+        if self._renders is None:
+            document = self.document()
+            self._renders = [
+                render_page_png(document[number - 1], self.limits.dpi, self.limits.max_pixels)
+                for number in self.sample.evidence_pages
+            ]
+        return self._renders
+
+    def close(self) -> None:
+        if self._document is not None:
+            self._document.close()
+            self._document = None

@@ -1,0 +1,66 @@
+"""PDF access through PyMuPDF: strict opening, rendering, deterministic saving."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from ..errors import InputError
+
+#: Evidence pages are rendered at 144 dpi, as MMLongBench-Doc's own evaluation renders them.
+DEFAULT_DPI = 144
+
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+
+def open_pdf(data: bytes, what: str) -> pymupdf.Document:
+    """Open PDF bytes; a file MuPDF had to repair (truncated, broken xref) is refused."""
+    try:
+        document = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:
+        raise InputError(
+            f"{what}: not a readable PDF: the file is truncated, corrupt or not a PDF ({exc})"
+        ) from None
+    if document.needs_pass:
+        raise InputError(f"{what}: the PDF is password-protected")
+    if document.is_repaired:
+        raise InputError(
+            f"{what}: the PDF is damaged (truncated or with a broken cross-reference table) and"
+            " could only be opened by repairing it; its pages cannot be trusted"
+        )
+    if document.page_count == 0:
+        raise InputError(f"{what}: the PDF has no pages")
+    return document
+
+
+def save_pdf(document: pymupdf.Document) -> bytes:
+    """Bytes that depend only on the content: no new /ID, unused objects dropped."""
+    return document.tobytes(garbage=3, deflate=True, no_new_id=True)
+
+
+def render_page_png(page: pymupdf.Page, dpi: int, max_pixels: int) -> bytes:
+    """Render one page to PNG at ``dpi``; refuse pages that would exceed ``max_pixels``."""
+    scale = dpi / 72.0
+    width = int(page.rect.width * scale)
+    height = int(page.rect.height * scale)
+    if width * height > max_pixels:
+        raise InputError(
+            f"page {page.number + 1}: {width}x{height} pixels at {dpi} dpi is above the limit of"
+            f" {max_pixels:,} (--max-pixels)"
+        )
+    return page.get_pixmap(dpi=dpi, alpha=False).tobytes("png")
+
+
+def render_pages(
+    pdf: bytes, pages: list[int] | tuple[int, ...], dpi: int, max_pixels: int
+) -> list[bytes]:
+    """PNG renders of the given 1-based pages of a PDF held in memory."""
+    document = open_pdf(pdf, "document")
+    try:
+        return [render_page_png(document[number - 1], dpi, max_pixels) for number in pages]
+    finally:
+        document.close()
+
+
+def has_text_layer(page: pymupdf.Page) -> bool:
+    return bool(page.get_text("text").strip())

@@ -1,0 +1,189 @@
+"""The data model: what a source sample is, and what a perturbation did to it.
+
+Everything here is plain data (dataclasses with JSON-friendly fields) so that it can be
+pickled to worker processes, written to ``data.jsonl`` and read back without the code
+that produced it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Axis = Literal["modality_dependency", "evidence_sufficiency"]
+Target = Literal["image", "document", "question"]
+
+#: The two axes of the method: MMMU-style samples (question + images) are perturbed along
+#: modality dependency, document samples (PDF + evidence pages) along evidence sufficiency.
+MODALITY: Axis = "modality_dependency"
+EVIDENCE: Axis = "evidence_sufficiency"
+
+FAMILIES: dict[str, tuple[str, ...]] = {
+    MODALITY: (
+        "missing_visual_information",
+        "occlusion_ambiguity",
+        "semantic_unanswerability",
+        "adversarial_ambiguity",
+    ),
+    EVIDENCE: (
+        "evidence_removal",
+        "evidence_corruption",
+        "semantic_contradiction",
+        "inferential_impossibility",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """One image of a sample: a file inside the dataset root, or bytes from a parquet cell."""
+
+    key: str  # "image_1" ... as named by the source
+    path: Path | None = None
+    data: bytes | None = None
+    name: str | None = None  # original file name, when the source gives one
+
+    def describe(self) -> str:
+        return str(self.path) if self.path is not None else f"{self.key} (embedded bytes)"
+
+
+@dataclass(frozen=True)
+class DocumentRef:
+    """A PDF inside the dataset root."""
+
+    path: Path
+    doc_id: str
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """Where a sample came from, precisely enough to find it again."""
+
+    dataset: str  # "mmmu", "mmlongbench-doc", "jsonl"
+    layout: str  # "hf-parquet", "mmmu-jsonl", "mmlongbench", "jsonl"
+    file: str  # record file, relative to the dataset root
+    index: int  # position of the record in that file (0-based)
+    source_id: str | None = None  # id given by the source, when it has one
+
+
+@dataclass(frozen=True)
+class Sample:
+    """An answerable source item, as loaded and validated by a loader."""
+
+    id: str
+    source: SourceInfo
+    question: str
+    answer: str
+    answer_format: str | None = None
+    options: tuple[str, ...] = ()
+    images: tuple[ImageRef, ...] = ()
+    document: DocumentRef | None = None
+    evidence_pages: tuple[int, ...] = ()  # 1-based
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def axis(self) -> Axis:
+        """Documents are perturbed along evidence sufficiency, image items along modality."""
+        return EVIDENCE if self.document is not None else MODALITY
+
+
+@dataclass(frozen=True)
+class SampleProblem:
+    """A record that could not become a sample: an error, or a deliberate skip."""
+
+    sample_id: str
+    stage: str  # "load", "validate", "transform:<name>", "qc", "write"
+    reason: str
+    skip: bool = False  # True: not an error (e.g. the source item is already unanswerable)
+    source: SourceInfo | None = None
+    transform: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sample_id": self.sample_id,
+            "stage": self.stage,
+            "reason": self.reason,
+            "transform": self.transform,
+            "source": asdict(self.source) if self.source else None,
+        }
+
+
+@dataclass
+class Region:
+    """A rectangle that was edited: pixels on an image, or points on a PDF page."""
+
+    bbox: tuple[float, float, float, float]  # x0, y0, x1, y1
+    kind: str  # "mask", "blur", "crop_removed", "redact", ...
+    image: int | None = None  # index into the sample's images
+    page: int | None = None  # 1-based page number
+    unit: str = "px"  # "px" for images, "pt" for PDF pages
+
+
+@dataclass
+class TokenEdit:
+    """A piece of text that was replaced (or erased when ``new`` is empty)."""
+
+    old: str
+    new: str
+    where: str  # "question", "page", "image"
+    start: int | None = None  # character offsets, for question edits
+    end: int | None = None
+    page: int | None = None
+    bbox: tuple[float, float, float, float] | None = None
+
+
+@dataclass
+class PageCrop:
+    page: int  # 1-based
+    kept: str  # "top" or "bottom"
+    reason: str
+
+
+@dataclass
+class Edits:
+    """What a perturbation changed. Every key is always present so records share one schema."""
+
+    regions: list[Region] = field(default_factory=list)
+    tokens: list[TokenEdit] = field(default_factory=list)
+    pages_hidden: list[int] = field(default_factory=list)
+    pages_cropped: list[PageCrop] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Plan:
+    """Everything a transform decided before touching any pixel: recorded, then applied."""
+
+    params: dict[str, Any]
+    edits: Edits = field(default_factory=Edits)
+    intensity: float = 0.0  # 0..100, per-transform definition (see ``transforms show``)
+    question: str | None = None  # rewritten question, for question transforms
+    notes: list[str] = field(default_factory=list)  # human-readable decisions
+    mode: str = "rule"  # "rule" (deterministic kernel), "template", "llm"
+    extra: dict[str, Any] = field(default_factory=dict)  # transform-private, not recorded
+
+
+@dataclass
+class PerturbationRecord:
+    """The audit trail of one perturbation, as written under ``transform`` in data.jsonl."""
+
+    name: str
+    family: str
+    axis: str
+    target: str
+    mode: str
+    seed: int
+    attempt: int
+    params: dict[str, Any]
+    edits: Edits
+    intensity: float
+    notes: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["edits"] = self.edits.to_json()
+        out["intensity"] = round(float(self.intensity), 2)
+        return out

@@ -1,0 +1,1 @@
+"""The build: stream samples, perturb them (in worker processes), commit records in order."""

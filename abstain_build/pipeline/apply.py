@@ -1,0 +1,93 @@
+"""Running one transform on one sample: plan, apply, encode, and the structural checks."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..media.images import encode_png
+from ..media.inputs import SampleInputs
+from ..media.pdf import render_pages, save_pdf
+from ..model import PerturbationRecord, Plan, Sample
+from ..qc.structural import structural_checks
+from ..seeding import derive_seed
+from ..transforms.base import (
+    DocumentTransform,
+    ImageTransform,
+    QuestionTransform,
+    Transform,
+    TransformContext,
+)
+
+
+@dataclass
+class TransformOutput:
+    """The perturbed instance, encoded and ready to write."""
+
+    question: str
+    record: PerturbationRecord
+    plan: Plan
+    #: PNG bytes of the perturbed images (image target) or rendered evidence pages (document).
+    images: list[bytes] | None = None
+    #: Page number of each rendered image, for document samples.
+    pages: list[int] = field(default_factory=list)
+    pdf: bytes | None = None
+    seconds: float = 0.0
+    qc: dict[str, Any] = field(default_factory=dict)
+
+
+def run_transform(
+    transform: Transform,
+    sample: Sample,
+    inputs: SampleInputs,
+    run_seed: int,
+    attempt: int = 0,
+) -> TransformOutput:
+    """Plan and apply ``transform``; raises ``NotApplicable`` or any error of the transform."""
+    started = time.perf_counter()
+    seed = derive_seed(run_seed, sample.id, transform.name, attempt)
+    ctx = TransformContext(
+        sample=sample, inputs=inputs, rng=np.random.default_rng(seed), seed=seed, attempt=attempt
+    )
+    plan = transform.plan(ctx)
+    record = PerturbationRecord(
+        name=transform.name,
+        family=transform.family,
+        axis=transform.axis,
+        target=transform.target,
+        mode=plan.mode,
+        seed=seed,
+        attempt=attempt,
+        params=plan.params,
+        edits=plan.edits,
+        intensity=plan.intensity,
+        notes=plan.notes,
+    )
+    output = TransformOutput(question=sample.question, record=record, plan=plan)
+    limits = inputs.limits
+    if isinstance(transform, ImageTransform):
+        arrays = transform.apply(inputs.images(), plan)
+        output.images = [encode_png(array) for array in arrays]
+    elif isinstance(transform, DocumentTransform):
+        document = inputs.writable_document()
+        try:
+            transform.apply(document, plan)
+            output.pdf = save_pdf(document)
+        finally:
+            document.close()
+        output.pages = list(sample.evidence_pages)
+        output.images = render_pages(output.pdf, output.pages, limits.dpi, limits.max_pixels)
+    elif isinstance(transform, QuestionTransform):
+        if plan.question is None:
+            raise RuntimeError(f"{transform.name} planned no question")
+        output.question = plan.question
+    else:  # pragma: no cover - registration only admits the three kinds
+        raise TypeError(f"{transform.name}: unknown transform kind")
+    output.qc = structural_checks(
+        transform, sample, inputs, output.question, output.images, output.pages, output.pdf
+    )
+    output.seconds = time.perf_counter() - started
+    return output

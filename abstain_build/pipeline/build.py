@@ -1,0 +1,237 @@
+"""The build entry point: stream the source, process samples in parallel, commit in order."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import platform
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..config import BuildConfig
+from ..errors import ConfigError
+from ..loaders import Source, open_source
+from ..media.inputs import InputLimits
+from ..model import SampleProblem
+from ..transforms.params import ParamError
+from ..transforms.registry import RegistryError, get_registry
+from .assets import atomic_write
+from .card import CHART_FILE, dataset_card, transform_chart
+from .output import RunOutput
+from .summary import BuildCounts, count_entries
+from .worker import (
+    JobSpec,
+    SampleOutcome,
+    SampleProcessor,
+    init_worker,
+    outcome_for_problem,
+    process_in_worker,
+)
+
+#: Called after each committed sample with (done, total).
+ProgressCallback = Callable[[int, int], None]
+
+OFFLINE_MODE = "offline: rule-based transforms, no LLM/VLM configured"
+
+
+@dataclass
+class BuildResult:
+    out_dir: Path
+    counts: BuildCounts
+    manifest: dict[str, Any]
+    resumed_samples: int
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every sample went through, 1 when some failed (they are in errors.jsonl)."""
+        return 1 if self.counts.failed_samples else 0
+
+
+def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
+    """Resolve transform names and parameters against the registry before anything is written."""
+    try:
+        registry = get_registry(tuple(config.plugins))
+        names = config.transforms if config.transforms else registry.names()
+        unknown_params = sorted(set(config.transform_params) - set(names))
+        if unknown_params:
+            raise ConfigError(
+                f"parameters given for transform(s) not in this run: {', '.join(unknown_params)}"
+            )
+        specs = []
+        described = []
+        for name in dict.fromkeys(names):
+            cls = registry.get(name)
+            params = cls(**config.transform_params.get(name, {})).config
+            specs.append((name, tuple(sorted(params.items()))))
+            described.append(
+                {
+                    "name": name,
+                    "family": cls.family,
+                    "axis": cls.axis,
+                    "target": cls.target,
+                    "origin": registry.origin(name),
+                    "params": params,
+                }
+            )
+    except (RegistryError, ParamError) as exc:
+        raise ConfigError(str(exc)) from None
+    job = JobSpec(
+        out_dir=str(Path(config.out).resolve()),
+        seed=config.seed,
+        transforms=tuple(specs),
+        plugins=tuple(config.plugins),
+        routing=config.routing,
+        limits=InputLimits(max_pixels=config.max_pixels, dpi=config.dpi),
+    )
+    return job, described
+
+
+def _limited(source: Source, limit: int | None) -> Iterator[Any]:
+    for position, item in enumerate(source):
+        if limit is not None and position >= limit:
+            return
+        yield item
+
+
+def _ordered_outcomes(items: Iterable[Any], job: JobSpec, workers: int) -> Iterator[SampleOutcome]:
+    """Outcomes in source order, whatever order the workers finish in."""
+    if workers <= 1:
+        processor = SampleProcessor(job)
+        for item in items:
+            yield outcome_for_problem(item) if isinstance(item, SampleProblem) else processor(item)
+        return
+    window = 2 * workers + 2  # bounded look-ahead keeps memory flat on large sources
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=init_worker, initargs=(job,)
+    ) as pool:
+        pending: deque[Future[SampleOutcome]] = deque()
+        try:
+            for item in items:
+                if isinstance(item, SampleProblem):
+                    done: Future[SampleOutcome] = Future()
+                    done.set_result(outcome_for_problem(item))
+                    pending.append(done)
+                else:
+                    pending.append(pool.submit(process_in_worker, item))
+                while len(pending) >= window:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _environment() -> dict[str, str]:
+    import numpy
+    import PIL
+    import pymupdf
+
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "pymupdf": pymupdf.__version__,
+        "numpy": numpy.__version__,
+        "pillow": PIL.__version__,
+    }
+
+
+def build(config: BuildConfig, progress: ProgressCallback | None = None) -> BuildResult:
+    """Build (or resume) the dataset described by ``config``; see the README for the layout."""
+    started = time.perf_counter()
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    source = open_source(config.source, config.format)
+    job, described = plan_job(config)
+    out = RunOutput(Path(config.out))
+    resolved = dict(config.to_dict(), source=str(Path(config.source).resolve()))
+    resolved["out"] = str(Path(config.out).resolve())
+    resolved["overwrite"] = False
+    done_entries = out.prepare(config.fingerprint(), config.overwrite)
+    done_ids = {entry["id"] for entry in done_entries}
+    total = source.count()
+    if config.limit is not None:
+        total = min(total, config.limit)
+
+    manifest: dict[str, Any] = {
+        "tool": {"name": "abstain-build", "version": __version__},
+        "status": "running",
+        "config": resolved,
+        "seed": config.seed,
+        "source": {
+            "path": resolved["source"],
+            "dataset": source.dataset,
+            "layout": source.layout,
+            "record_files_sha256": source.fingerprint(),
+            "records": total,
+        },
+        "models": {"llm": None, "judges": [], "mode": OFFLINE_MODE},
+        "transforms": described,
+        "environment": _environment(),
+    }
+    _write_json(out.root / "manifest.json", manifest)
+
+    pending_items = (
+        item for item in _limited(source, config.limit) if _item_id(item) not in done_ids
+    )
+    processed = len(done_ids)
+    if progress:
+        progress(processed, total)
+    try:
+        for outcome in _ordered_outcomes(pending_items, job, config.workers):
+            out.commit(outcome)
+            processed += 1
+            if progress:
+                progress(processed, total)
+    except BaseException:
+        out.close()
+        manifest["status"] = "interrupted"
+        _write_json(out.root / "manifest.json", manifest)
+        raise
+    out.close()
+
+    counts = count_entries(out.entries())
+    wall = time.perf_counter() - started
+    fresh = processed - len(done_ids)
+    manifest["status"] = "complete"
+    manifest["counts"] = counts.to_json()
+    manifest["timings"] = {
+        "started_at": started_at,
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "wall_seconds": round(wall, 3),
+        "samples_this_run": fresh,
+        "resumed_from": len(done_ids),
+        "samples_per_second": round(fresh / wall, 3) if wall > 0 else None,
+        "seconds_by_step": {k: round(v, 3) for k, v in sorted(counts.seconds.items())},
+        "workers": config.workers,
+    }
+    manifest["outputs"] = {
+        "data": "data.jsonl",
+        "errors": "errors.jsonl",
+        "card": "README.md",
+        "assets": "assets/",
+    }
+    chart = transform_chart(counts)
+    if chart is not None:
+        atomic_write(out.root / CHART_FILE, chart)
+    card = dataset_card(manifest, counts, has_chart=chart is not None)
+    atomic_write(out.root / "README.md", card.encode("utf-8"))
+    _write_json(out.root / "manifest.json", manifest)
+    return BuildResult(
+        out_dir=out.root, counts=counts, manifest=manifest, resumed_samples=len(done_ids)
+    )
+
+
+def _item_id(item: Any) -> str:
+    return item.sample_id if isinstance(item, SampleProblem) else item.id
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))

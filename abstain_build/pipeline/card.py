@@ -1,0 +1,139 @@
+"""The dataset card (README.md) and its transform-distribution chart."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from ..model import EVIDENCE, MODALITY
+from .summary import BuildCounts
+
+CHART_FILE = "transform_distribution.png"
+AXIS_TITLES = {
+    MODALITY: "A-MMMU style (modality dependency: image items)",
+    EVIDENCE: "A-MMLBD style (evidence sufficiency: document items)",
+}
+
+
+def transform_chart(counts: BuildCounts) -> bytes | None:
+    """A horizontal bar chart of emitted items per transform, coloured by family."""
+    if not counts.by_transform:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from PIL import Image
+
+    names = sorted(counts.by_transform, key=lambda n: (counts.family_of[n], n))
+    families = sorted(set(counts.family_of[n] for n in names))
+    palette = plt.get_cmap("tab10")
+    colour = {family: palette(i % 10) for i, family in enumerate(families)}
+    figure, axes = plt.subplots(figsize=(7, 0.45 * len(names) + 1.4), dpi=100)
+    axes.barh(
+        names,
+        [counts.by_transform[n] for n in names],
+        color=[colour[counts.family_of[n]] for n in names],
+    )
+    axes.invert_yaxis()
+    axes.set_xlabel("unanswerable items")
+    axes.set_title("Items per transform")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colour[f]) for f in families]
+    axes.legend(handles, [f.replace("_", " ") for f in families], fontsize=8, loc="lower right")
+    figure.tight_layout()
+    figure.canvas.draw()
+    pixels = np.asarray(figure.canvas.buffer_rgba())[..., :3].copy()
+    plt.close(figure)
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, format="PNG", compress_level=6)
+    return buffer.getvalue()
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool) -> str:
+    """Markdown that depends only on what was built (no timings), so reruns reproduce it."""
+    config = manifest["config"]
+    source = manifest["source"]
+    totals = counts.to_json()["items"]
+    lines = [
+        "---",
+        "configs:",
+        "- config_name: default",
+        "  data_files: data.jsonl",
+        "---",
+        "",
+        "# Abstention dataset built with abstain-build",
+        "",
+        f"Built from **{source['dataset']}** ({source['layout']} layout, {counts.records_in}"
+        f" source records) with seed {config['seed']}. Each answerable original is kept as a"
+        " control and shares a `group_id` with its unanswerable counterparts.",
+        "",
+        f"- Items: {totals['answerable']} answerable, {totals['unanswerable']} unanswerable.",
+        f"- Transform selection: {config['routing']}"
+        + (
+            " (every requested transform that fits a sample)."
+            if config["routing"] == "none"
+            else "."
+        ),
+        f"- Generation: {manifest['models']['mode']}.",
+        "- Verification: structural checks only; no judge models were configured, so"
+        ' unanswerable items carry `qc.status = "unverified"`.',
+        "",
+        "## Items per subset",
+        "",
+        _table(
+            ["subset", "answerable", "unanswerable"],
+            [
+                [AXIS_TITLES.get(axis, axis), row["answerable"], row["unanswerable"]]
+                for axis, row in counts.to_json()["by_axis"].items()
+            ],
+        ),
+        "",
+        "## Unanswerable items per family",
+        "",
+        _table(["family", "items"], [[f, n] for f, n in sorted(counts.by_family.items())]),
+        "",
+        "## Unanswerable items per transform",
+        "",
+        _table(
+            ["transform", "family", "items"],
+            [[n, counts.family_of[n], c] for n, c in sorted(counts.by_transform.items())],
+        ),
+        "",
+    ]
+    if has_chart:
+        lines += [f"![Items per transform]({CHART_FILE})", ""]
+    skipped = sum(counts.skipped.values())
+    lines += [
+        "## Not included",
+        "",
+        f"- {skipped} source record(s) skipped"
+        + (
+            ": " + "; ".join(f"{n} x {reason}" for reason, n in counts.skipped.most_common())
+            if skipped
+            else "."
+        ),
+        f"- {counts.samples['error']} record(s) failed entirely and"
+        f" {counts.samples['partial']} partly; see `errors.jsonl`.",
+        "",
+        "## Files",
+        "",
+        "- `data.jsonl`: one item per line; `answer` is null for unanswerable items,"
+        " `original_answer` always holds the source answer. Paths are relative to this folder.",
+        f"- `assets/`: images (document evidence pages rendered at {config['dpi']} dpi) and PDFs.",
+        "- `manifest.json`: configuration, source hashes, counts and timings.",
+        "- `errors.jsonl`: one line per failed sample or transform, with the stage and reason.",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        'ds = load_dataset("json", data_files="data.jsonl", split="train")',
+        "```",
+        "",
+    ]
+    return "\n".join(lines)

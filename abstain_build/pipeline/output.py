@@ -1,0 +1,168 @@
+"""The output folder: append-safe records, a journal for resuming, and config guarding.
+
+Commit protocol for one sample (assets are already in place, written atomically):
+
+1. append its rows to ``data.jsonl`` and ``errors.jsonl``, flush and fsync;
+2. append one journal line with the new end offsets of both files, flush and fsync.
+
+A run killed at any point leaves at most one torn tail. On restart, the journal's last
+complete line says how long each file must be; anything beyond is cut off and redone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from .assets import atomic_write
+from .worker import SampleOutcome
+
+STATE_DIR = "state"
+DATA_FILE = "data.jsonl"
+ERRORS_FILE = "errors.jsonl"
+JOURNAL_FILE = f"{STATE_DIR}/journal.jsonl"
+CONFIG_FILE = f"{STATE_DIR}/config.json"
+OUR_MARKERS = (STATE_DIR, "manifest.json", DATA_FILE)
+
+
+def dumps(record: dict[str, Any]) -> str:
+    """One canonical JSON line (stable key order as built, no trailing spaces)."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def _valid_journal_lines(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """Complete journal entries and the byte length they occupy (a torn tail is ignored)."""
+    entries: list[dict[str, Any]] = []
+    good_end = 0
+    if not path.exists():
+        return entries, 0
+    with path.open("rb") as handle:
+        offset = 0
+        for line in handle:
+            offset += len(line)
+            if not line.endswith(b"\n"):
+                break
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                break
+            entries.append(entry)
+            good_end = offset
+    return entries, good_end
+
+
+class RunOutput:
+    """The files of one build under ``root``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.data_path = root / DATA_FILE
+        self.errors_path = root / ERRORS_FILE
+        self.journal_path = root / JOURNAL_FILE
+        self.config_path = root / CONFIG_FILE
+        self._data = self._errors = self._journal = None
+
+    # -- opening ---------------------------------------------------------------------------
+    def prepare(self, fingerprint: dict[str, Any], overwrite: bool) -> list[dict[str, Any]]:
+        """Create, resume or refuse; returns the journal entries of samples already done."""
+        if self.root.exists() and any(self.root.iterdir()):
+            ours = any((self.root / marker).exists() for marker in OUR_MARKERS)
+            if not ours:
+                raise ConfigError(
+                    f"{self.root} is not empty and is not an abstain-build output; "
+                    "choose a new or empty --out folder"
+                )
+            if overwrite:
+                shutil.rmtree(self.root)
+            elif self.config_path.exists():
+                self._check_same_config(fingerprint)
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / STATE_DIR).mkdir(exist_ok=True)
+        if not self.config_path.exists():
+            atomic_write(self.config_path, (json.dumps(fingerprint, indent=2) + "\n").encode())
+        entries = self._recover()
+        self._data = self.data_path.open("ab")
+        self._errors = self.errors_path.open("ab")
+        self._journal = self.journal_path.open("ab")
+        return entries
+
+    def _check_same_config(self, fingerprint: dict[str, Any]) -> None:
+        stored = json.loads(self.config_path.read_text(encoding="utf-8"))
+        if stored == fingerprint:
+            return
+        changed = sorted(
+            k for k in set(stored) | set(fingerprint) if stored.get(k) != fingerprint.get(k)
+        )
+        details = "; ".join(f"{k}: {stored.get(k)!r} -> {fingerprint.get(k)!r}" for k in changed)
+        raise ConfigError(
+            f"{self.root} holds a build with a different configuration ({details}). "
+            "Re-run with the same settings to resume, pass --overwrite to start over, "
+            "or choose another --out folder."
+        )
+
+    def _recover(self) -> list[dict[str, Any]]:
+        entries, journal_end = _valid_journal_lines(self.journal_path)
+        data_end = entries[-1]["data_end"] if entries else 0
+        errors_end = entries[-1]["errors_end"] if entries else 0
+        for path, end in (
+            (self.journal_path, journal_end),
+            (self.data_path, data_end),
+            (self.errors_path, errors_end),
+        ):
+            if not path.exists():
+                path.touch()
+            if path.stat().st_size != end:
+                with path.open("r+b") as handle:
+                    handle.truncate(end)
+        return entries
+
+    # -- committing ------------------------------------------------------------------------
+    def commit(self, outcome: SampleOutcome) -> dict[str, Any]:
+        assert self._data and self._errors and self._journal, "prepare() first"
+        if outcome.records:
+            self._data.write("".join(dumps(r) + "\n" for r in outcome.records).encode("utf-8"))
+        if outcome.problems:
+            lines = "".join(dumps(p.to_json()) + "\n" for p in outcome.problems)
+            self._errors.write(lines.encode("utf-8"))
+        for handle in (self._data, self._errors):
+            handle.flush()
+            os.fsync(handle.fileno())
+        entry = journal_entry(outcome, self._data.tell(), self._errors.tell())
+        self._journal.write((dumps(entry) + "\n").encode("utf-8"))
+        self._journal.flush()
+        os.fsync(self._journal.fileno())
+        return entry
+
+    def close(self) -> None:
+        for handle in (self._data, self._errors, self._journal):
+            if handle is not None:
+                handle.close()
+        self._data = self._errors = self._journal = None
+
+    def entries(self) -> Iterator[dict[str, Any]]:
+        yield from _valid_journal_lines(self.journal_path)[0]
+
+
+def journal_entry(outcome: SampleOutcome, data_end: int, errors_end: int) -> dict[str, Any]:
+    """What the manifest needs to know about a committed sample, without re-reading data.jsonl."""
+    return {
+        "id": outcome.sample_id,
+        "status": outcome.status,
+        "skipped": outcome.skipped,
+        "emitted": [
+            [r["transform"]["name"], r["transform"]["family"], r["axis"]]
+            for r in outcome.records
+            if r["transform"] is not None
+        ],
+        "controls": [r["axis"] for r in outcome.records if r["transform"] is None],
+        "errors": [[p.stage, p.transform] for p in outcome.problems],
+        "not_applicable": outcome.not_applicable,
+        "seconds": {k: round(v, 4) for k, v in outcome.seconds.items()},
+        "data_end": data_end,
+        "errors_end": errors_end,
+    }

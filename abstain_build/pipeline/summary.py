@@ -1,0 +1,76 @@
+"""Counting what a build produced, from its journal (so resumed runs count everything)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class BuildCounts:
+    records_in: int = 0
+    samples: Counter = field(default_factory=Counter)  # status -> n
+    skipped: Counter = field(default_factory=Counter)  # reason -> n
+    answerable: Counter = field(default_factory=Counter)  # axis -> n
+    unanswerable: Counter = field(default_factory=Counter)  # axis -> n
+    by_family: Counter = field(default_factory=Counter)
+    by_transform: Counter = field(default_factory=Counter)
+    family_of: dict[str, str] = field(default_factory=dict)
+    errors_by_stage: Counter = field(default_factory=Counter)
+    not_applicable: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    seconds: Counter = field(default_factory=Counter)
+
+    @property
+    def failed_samples(self) -> int:
+        return self.samples["error"] + self.samples["partial"]
+
+    @property
+    def total_items(self) -> int:
+        return sum(self.answerable.values()) + sum(self.unanswerable.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "records_in": self.records_in,
+            "samples": dict(sorted(self.samples.items())),
+            "skipped": dict(self.skipped.most_common()),
+            "items": {
+                "answerable": sum(self.answerable.values()),
+                "unanswerable": sum(self.unanswerable.values()),
+            },
+            "by_axis": {
+                axis: {"answerable": self.answerable[axis], "unanswerable": self.unanswerable[axis]}
+                for axis in sorted(set(self.answerable) | set(self.unanswerable))
+            },
+            "by_family": dict(sorted(self.by_family.items())),
+            "by_transform": dict(sorted(self.by_transform.items())),
+            "errors_by_stage": dict(sorted(self.errors_by_stage.items())),
+            "not_applicable": {
+                name: dict(reasons.most_common(10))
+                for name, reasons in sorted(self.not_applicable.items())
+            },
+        }
+
+
+def count_entries(entries: Iterable[dict[str, Any]]) -> BuildCounts:
+    counts = BuildCounts()
+    for entry in entries:
+        counts.records_in += 1
+        counts.samples[entry["status"]] += 1
+        if entry.get("skipped"):
+            counts.skipped[entry["skipped"]] += 1
+        for axis in entry["controls"]:
+            counts.answerable[axis] += 1
+        for name, family, axis in entry["emitted"]:
+            counts.unanswerable[axis] += 1
+            counts.by_transform[name] += 1
+            counts.by_family[family] += 1
+            counts.family_of[name] = family
+        for stage, _transform in entry["errors"]:
+            counts.errors_by_stage[stage.split(":")[0]] += 1
+        for name, reason in entry["not_applicable"].items():
+            counts.not_applicable[name][reason] += 1
+        for name, seconds in entry["seconds"].items():
+            counts.seconds[name] += seconds
+    return counts

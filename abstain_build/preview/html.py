@@ -1,0 +1,164 @@
+"""The preview page: one static HTML file with relative links, readable straight from disk."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__
+from ..model import Sample
+
+if TYPE_CHECKING:
+    from .run import PreviewItem
+
+STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;
+color:#1d1d1f;background:#fafafa;max-width:1400px}
+h1{font-size:1.4em;margin-bottom:4px} h2{font-size:1.15em;margin:0 0 6px}
+.meta{color:#666;font-size:.9em}
+.card{background:#fff;border:1px solid #ddd;border-radius:8px;padding:14px 16px;margin:16px 0}
+.images{display:flex;gap:12px;flex-wrap:wrap;align-items:flex-start}
+figure{margin:0;max-width:440px} figure img{max-width:440px;max-height:420px;border:1px solid #ccc}
+figcaption{font-size:.8em;color:#666}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:.8em;margin-left:6px}
+.ok{background:#d8f3dc;color:#1b4332} .not_applicable{background:#eee;color:#555}
+.error,.qc_failed{background:#ffd6d6;color:#7a0000}
+table{border-collapse:collapse;font-size:.88em;margin:6px 0}
+td,th{border:1px solid #e2e2e2;padding:3px 8px;text-align:left;vertical-align:top}
+del{background:#ffd6d6;text-decoration:line-through} ins{background:#d8f3dc;text-decoration:none}
+.q{font-size:1.02em;line-height:1.45}
+ul.compact{margin:4px 0;padding-left:20px;font-size:.9em}
+"""
+
+
+def _question_diff(before: str, after: str) -> str:
+    """Word-level diff: removed words struck through, added words highlighted."""
+    old, new = before.split(" "), after.split(" ")
+    parts: list[str] = []
+    for op, a0, a1, b0, b1 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            parts.append(escape(" ".join(old[a0:a1])))
+            continue
+        if a1 > a0:
+            parts.append(f"<del>{escape(' '.join(old[a0:a1]))}</del>")
+        if b1 > b0:
+            parts.append(f"<ins>{escape(' '.join(new[b0:b1]))}</ins>")
+    return " ".join(parts)
+
+
+def _figures(paths: list[str], caption: str) -> str:
+    return "".join(
+        f'<figure><a href="{escape(p)}"><img src="{escape(p)}" alt="{escape(caption)}"></a>'
+        f"<figcaption>{escape(caption)} {i + 1}</figcaption></figure>"
+        for i, p in enumerate(paths)
+    )
+
+
+def _kv_table(data: dict[str, Any]) -> str:
+    rows = "".join(
+        f"<tr><th>{escape(str(k))}</th><td>{escape(json.dumps(v, ensure_ascii=False))}</td></tr>"
+        for k, v in data.items()
+    )
+    return f"<table>{rows}</table>" if rows else "<p class='meta'>none</p>"
+
+
+def _edits(record: dict[str, Any]) -> str:
+    edits = record["edits"]
+    items: list[str] = []
+    if edits["pages_hidden"]:
+        items.append(f"pages hidden: {escape(str(edits['pages_hidden']))}")
+    for crop in edits["pages_cropped"]:
+        items.append(
+            f"page {crop['page']} cropped, kept {crop['kept']} half ({escape(crop['reason'])})"
+        )
+    for token in edits["tokens"][:30]:
+        old, new = escape(token["old"]), escape(token["new"])
+        items.append(f"{escape(token['where'])}: <del>{old}</del> → <ins>{new}</ins>")
+    regions = edits["regions"]
+    if regions:
+        kinds: dict[str, int] = {}
+        for region in regions:
+            kinds[region["kind"]] = kinds.get(region["kind"], 0) + 1
+        items.append("regions: " + ", ".join(f"{n} × {escape(k)}" for k, n in kinds.items()))
+    for note in record["notes"]:
+        items.append(f"<span class='meta'>{escape(note)}</span>")
+    return "<ul class='compact'>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
+
+
+def _card(item: PreviewItem, original_paths: list[str], sample: Sample) -> str:
+    transform = item.transform
+    badge = f"<span class='badge {item.status}'>{item.status.replace('_', ' ')}</span>"
+    head = (
+        f"<h2>{escape(transform.name)}{badge}</h2>"
+        f"<div class='meta'>{escape(transform.family)} · {escape(transform.axis)} · target"
+        f" {escape(transform.target)}</div>"
+    )
+    if item.output is None:
+        return f"<div class='card'>{head}<p>{escape(item.reason)}</p></div>"
+    record = item.output.record.to_json()
+    body = [
+        "<div class='images'>",
+        _figures(original_paths, "original"),
+        _figures(item.images, "result"),
+        _figures(item.overlay, "edited regions"),
+        "</div>",
+        "<p class='q'><b>Question:</b> "
+        f"{_question_diff(sample.question, item.output.question)}</p>",
+        f"<p class='meta'>intensity {record['intensity']:.1f} / 100 · mode {escape(record['mode'])}"
+        f" · seed {record['seed']} · routing score: n/a (routing disabled)</p>",
+        "<h3>Parameters used</h3>",
+        _kv_table(record["params"]),
+        "<h3>What was edited</h3>",
+        _edits(record),
+        "<h3>Structural checks</h3>",
+        "<ul class='compact'>"
+        + "".join(
+            f"<li>{'✔' if c['passed'] else '✘'} {escape(c['name'])} {escape(c['detail'])}</li>"
+            for c in item.output.qc["checks"]
+        )
+        + "</ul>",
+    ]
+    if item.reason:
+        body.insert(0, f"<p><b>{escape(item.reason)}</b></p>")
+    return f"<div class='card'>{head}{''.join(body)}</div>"
+
+
+def render_html(
+    sample: Sample, original_paths: list[str], items: list[PreviewItem], seed: int
+) -> str:
+    options = "".join(f"<li>{escape(o)}</li>" for o in sample.options)
+    source = sample.source
+    applied = sum(1 for i in items if i.status == "ok")
+    summary = (
+        f"{applied} of {len(items)} transforms produced an item; "
+        + ", ".join(
+            f"{i.transform.name}: {i.status.replace('_', ' ')}" for i in items if i.status != "ok"
+        )
+    ).rstrip("; ")
+    pages = f" · evidence pages {list(sample.evidence_pages)}" if sample.evidence_pages else ""
+    where = f"{source.dataset} ({source.layout}) · {source.file} record {source.index}{pages}"
+    answer_format = (
+        f" <span class='meta'>({escape(sample.answer_format)})</span>"
+        if sample.answer_format
+        else ""
+    )
+    sheet_link = 'The contact sheet is <a href="contact_sheet.png">contact_sheet.png</a>.'
+
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>abstain-build preview: {escape(sample.id)}</title>
+<style>{STYLE}</style></head><body>
+<h1>Preview of {escape(sample.id)}</h1>
+<div class="meta">{escape(where)} · seed {seed} · abstain-build {__version__}</div>
+<div class="card"><h2>Original (answerable control)</h2>
+<div class="images">{_figures(original_paths, "original")}</div>
+<p class="q"><b>Question:</b> {escape(sample.question)}</p>
+{f"<ol type='A'>{options}</ol>" if options else ""}
+<p><b>Answer:</b> {escape(sample.answer)}{answer_format}</p>
+<p class="meta">{escape(summary)}. {sheet_link}</p>
+</div>
+{"".join(_card(item, original_paths, sample) for item in items)}
+</body></html>
+"""

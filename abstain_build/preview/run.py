@@ -1,0 +1,165 @@
+"""Preview: every applicable transform on one sample, side by side with the original."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, SampleError
+from ..loaders import open_source
+from ..media.inputs import InputLimits, SampleInputs
+from ..model import Sample, SampleProblem
+from ..pipeline.apply import TransformOutput, run_transform
+from ..pipeline.assets import AssetStore, atomic_write
+from ..routing import select_transforms
+from ..transforms.base import NotApplicable, Transform
+from ..transforms.params import ParamError
+from ..transforms.registry import RegistryError, get_registry
+from .html import render_html
+from .overlay import draw_regions
+from .sheet import contact_sheet
+
+
+@dataclass
+class PreviewItem:
+    transform: Transform
+    status: str  # "ok", "not_applicable", "error", "qc_failed"
+    reason: str = ""
+    output: TransformOutput | None = None
+    images: list[str] = field(default_factory=list)  # relative to the preview folder
+    overlay: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PreviewResult:
+    out_dir: Path
+    index: Path
+    contact_sheet: Path
+    sample: Sample
+    items: list[PreviewItem]
+
+
+def find_sample(source_path: str | Path, sample_id: str, format: str | None = None) -> Sample:
+    """Stream the source until ``sample_id`` (or the source's own id) turns up."""
+    source = open_source(source_path, format)
+    seen: list[str] = []
+    for item in source:
+        item_id = item.sample_id if isinstance(item, SampleProblem) else item.id
+        source_id = item.source.source_id if item.source else None
+        if sample_id in (item_id, source_id):
+            if isinstance(item, SampleProblem):
+                raise ConfigError(f"sample {sample_id} cannot be previewed: {item.reason}")
+            return item
+        seen.append(item_id)
+    close = difflib.get_close_matches(sample_id, seen, n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise ConfigError(
+        f"no sample {sample_id!r} in {source_path}.{hint}"
+        " List ids with: abstain-build samples SOURCE"
+    )
+
+
+def _transforms(
+    names: list[str] | None, params: dict[str, dict[str, Any]], plugins: list[str]
+) -> list[Transform]:
+    try:
+        registry = get_registry(tuple(plugins))
+        chosen = names or registry.names()
+        return [registry.get(name)(**params.get(name, {})) for name in chosen]
+    except (RegistryError, ParamError) as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def preview(
+    source: str | Path,
+    sample_id: str,
+    out: str | Path,
+    transforms: list[str] | None = None,
+    seed: int = 0,
+    params: dict[str, dict[str, Any]] | None = None,
+    plugins: list[str] | None = None,
+    format: str | None = None,
+    limits: InputLimits | None = None,
+) -> PreviewResult:
+    """Write ``index.html`` and ``contact_sheet.png`` for one sample into ``out``."""
+    sample = find_sample(source, sample_id, format)
+    chosen = _transforms(transforms, params or {}, plugins or [])
+    out_dir = Path(out)
+    if (out_dir / "assets").exists():
+        shutil.rmtree(out_dir / "assets")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    store = AssetStore(out_dir)
+    inputs = SampleInputs(sample, limits or InputLimits())
+    try:
+        inputs.validate()
+    except SampleError as error:
+        raise ConfigError(f"sample {sample.id} cannot be previewed: {error.reason}") from None
+
+    if sample.document is not None:
+        pages = list(sample.evidence_pages)
+        originals = inputs.evidence_renders()
+        names = [f"page-{p:04d}.png" for p in pages]
+    else:
+        pages = []
+        originals = inputs.image_bytes()
+        names = [
+            f"{ref.key}.{ext}"
+            for ref, ext in zip(sample.images, inputs.image_extensions(), strict=True)
+        ]
+    original_paths = [
+        store.write(f"assets/original/{name}", data)
+        for name, data in zip(names, originals, strict=True)
+    ]
+
+    selection = select_transforms(sample, chosen)
+    items: list[PreviewItem] = [
+        PreviewItem(transform=t, status="not_applicable", reason=selection.not_applicable[t.name])
+        for t in chosen
+        if t.name in selection.not_applicable
+    ]
+    for transform in selection.candidates:
+        item = PreviewItem(transform=transform, status="ok")
+        try:
+            item.output = run_transform(transform, sample, inputs, seed)
+        except NotApplicable as reason:
+            item.status, item.reason = "not_applicable", str(reason)
+        except SampleError as error:
+            item.status, item.reason = "error", error.reason
+        except Exception as exc:  # shown in the page, not raised: the preview is for diagnosis
+            item.status, item.reason = "error", f"{type(exc).__name__}: {exc}"
+        if item.output is not None:
+            if not item.output.qc["passed"]:
+                item.status = "qc_failed"
+                item.reason = "; ".join(
+                    c["name"] for c in item.output.qc["checks"] if not c["passed"]
+                )
+            if item.output.images is not None:
+                item.images = [
+                    store.write(f"assets/{transform.name}/{name.rsplit('.', 1)[0]}.png", png)
+                    for name, png in zip(names, item.output.images, strict=True)
+                ]
+            else:
+                item.images = list(original_paths)
+            item.overlay = [
+                store.write(f"assets/{transform.name}/regions-{i + 1}.png", png)
+                for i, png in enumerate(
+                    draw_regions(
+                        originals, item.output.plan.edits.regions, pages, inputs.limits.dpi
+                    )
+                )
+            ]
+        items.append(item)
+    inputs.close()
+    order = {t.name: i for i, t in enumerate(chosen)}
+    items.sort(key=lambda it: (it.status != "ok", order[it.transform.name]))
+
+    sheet_path = out_dir / "contact_sheet.png"
+    atomic_write(sheet_path, contact_sheet(sample, originals, items, out_dir))
+    index = out_dir / "index.html"
+    atomic_write(index, render_html(sample, original_paths, items, seed).encode("utf-8"))
+    return PreviewResult(
+        out_dir=out_dir, index=index, contact_sheet=sheet_path, sample=sample, items=items
+    )

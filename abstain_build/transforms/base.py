@@ -1,0 +1,181 @@
+"""What a transform is: declared metadata + params, a ``plan`` step, an ``apply`` step.
+
+``plan`` draws every random choice and finds every region before any pixel moves, so the
+parameters actually used exist as data: they are recorded in the output, drawn by the
+preview and replayable. ``apply`` is deterministic given the plan.
+
+Three target kinds share this shape:
+
+* :class:`ImageTransform` edits each image of an image sample (MMMU-style).
+* :class:`DocumentTransform` edits a private copy of the PDF; the pipeline then renders the
+  evidence pages.
+* :class:`QuestionTransform` rewrites the question; images and document stay as they are.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..model import FAMILIES, Edits, Plan, Region, Sample
+from .params import Param, resolve_params
+
+if TYPE_CHECKING:
+    import pymupdf
+
+    from ..media.inputs import SampleInputs
+
+
+class NotApplicable(Exception):
+    """The transform cannot act on this sample; the message says why (never a silent no-op)."""
+
+
+@dataclass
+class TransformContext:
+    """What one transform call gets besides its parameters."""
+
+    sample: Sample
+    inputs: SampleInputs
+    rng: np.random.Generator
+    seed: int
+    attempt: int = 0
+
+
+class Transform(abc.ABC):
+    """Base of every registered transform. Subclass one of the target kinds below."""
+
+    name: ClassVar[str] = ""
+    family: ClassVar[str] = ""
+    axis: ClassVar[str] = ""
+    target: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    params: ClassVar[dict[str, Param]] = {}
+    #: How ``intensity`` (0..100) is computed, shown by ``transforms show``.
+    intensity_doc: ClassVar[str] = ""
+    #: True when the output may legitimately change image size (crops, page hides).
+    changes_geometry: ClassVar[bool] = False
+
+    def __init__(self, **overrides: Any) -> None:
+        self.config: dict[str, Any] = resolve_params(self.name, self.params, overrides)
+
+    @classmethod
+    def validate_class(cls) -> None:
+        """Checks run at registration, so a bad declaration fails loudly and early."""
+        if not cls.name or not cls.name.replace("_", "").isalnum() or cls.name.lower() != cls.name:
+            raise TypeError(
+                f"{cls.__name__}: name must be a lowercase identifier, got {cls.name!r}"
+            )
+        if cls.axis not in FAMILIES:
+            raise TypeError(f"{cls.name}: axis must be one of {sorted(FAMILIES)}, got {cls.axis!r}")
+        if cls.family not in FAMILIES[cls.axis]:
+            raise TypeError(
+                f"{cls.name}: family must be one of {list(FAMILIES[cls.axis])}, got {cls.family!r}"
+            )
+        if cls.target not in ("image", "document", "question"):
+            raise TypeError(f"{cls.name}: target must be image, document or question")
+        for pname, spec in cls.params.items():
+            spec.validate(f"{cls.name}.{pname}", spec.default)
+
+    def check(self, sample: Sample) -> str | None:
+        """A cheap test on the sample alone: ``None`` if it can take this transform, else why."""
+        if sample.axis != self.axis:
+            return f"{self.name} works on {self.axis} samples; this sample is {sample.axis}"
+        if self.target == "image" and not sample.images:
+            return "the sample has no image"
+        if self.target == "document" and sample.document is None:
+            return "the sample has no document"
+        return None
+
+    @abc.abstractmethod
+    def plan(self, ctx: TransformContext) -> Plan:
+        """Draw parameters and find regions; raise :class:`NotApplicable` with a reason."""
+
+    @classmethod
+    def info(cls) -> dict[str, Any]:
+        return {
+            "name": cls.name,
+            "family": cls.family,
+            "axis": cls.axis,
+            "target": cls.target,
+            "description": cls.description,
+            "intensity": cls.intensity_doc,
+            "changes_geometry": cls.changes_geometry,
+            "params": {name: spec.describe() for name, spec in cls.params.items()},
+        }
+
+
+@dataclass
+class ImagePlan:
+    """The plan for one image of a sample."""
+
+    params: dict[str, Any]
+    regions: list[Region] = field(default_factory=list)
+    intensity: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+class ImageTransform(Transform):
+    """Edits every image of a sample independently, in order, from one generator."""
+
+    target: ClassVar[str] = "image"
+
+    def plan_image(
+        self, image: np.ndarray, index: int, rng: np.random.Generator, ctx: TransformContext
+    ) -> ImagePlan:
+        """Draw this image's parameters. Default: the configured parameters, nothing drawn."""
+        return ImagePlan(params={})
+
+    @abc.abstractmethod
+    def apply_image(self, image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
+        """The pixel edit for one image; pure given ``params``."""
+
+    def plan(self, ctx: TransformContext) -> Plan:
+        per_image: list[dict[str, Any]] = []
+        edits = Edits()
+        intensities: list[float] = []
+        notes: list[str] = []
+        for index, image in enumerate(ctx.inputs.images()):
+            image_plan = self.plan_image(image, index, ctx.rng, ctx)
+            per_image.append(image_plan.params)
+            for region in image_plan.regions:
+                region.image = index
+                edits.regions.append(region)
+            intensities.append(image_plan.intensity)
+            notes.extend(f"image {index + 1}: {note}" for note in image_plan.notes)
+        params: dict[str, Any] = dict(self.config)
+        if any(per_image):
+            params["per_image"] = per_image
+        return Plan(
+            params=params,
+            edits=edits,
+            intensity=float(np.mean(intensities)) if intensities else 0.0,
+            notes=notes,
+            extra={"per_image": per_image},
+        )
+
+    def apply(self, images: list[np.ndarray], plan: Plan) -> list[np.ndarray]:
+        per_image = plan.extra.get("per_image") or [{} for _ in images]
+        return [
+            self.apply_image(image, {**self.config, **image_params})
+            for image, image_params in zip(images, per_image, strict=True)
+        ]
+
+
+class DocumentTransform(Transform):
+    """Edits a private, writable copy of the sample's PDF in place."""
+
+    target: ClassVar[str] = "document"
+    changes_geometry: ClassVar[bool] = False
+
+    @abc.abstractmethod
+    def apply(self, document: pymupdf.Document, plan: Plan) -> None:
+        """Edit ``document`` (a private copy) as planned."""
+
+
+class QuestionTransform(Transform):
+    """Rewrites the question; ``plan`` must set ``Plan.question``."""
+
+    target: ClassVar[str] = "question"

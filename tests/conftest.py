@@ -1,0 +1,92 @@
+"""Shared test helpers: tiny datasets built by code, and the optional ../shared/data."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pymupdf
+import pytest
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    return FIXTURES
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"{SHARED_DATA} is absent (real MMLongBench-Doc / MMMU copies)")
+    return SHARED_DATA
+
+
+def png_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(array).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def gradient_image(width: int = 96, height: int = 64, channels: int = 3) -> np.ndarray:
+    """A deterministic image with every brightness level present."""
+    y, x = np.mgrid[0:height, 0:width]
+    base = ((x * 255) // max(1, width - 1)).astype(np.uint8)
+    layers = [base, ((y * 255) // max(1, height - 1)).astype(np.uint8), 255 - base]
+    if channels == 4:
+        layers.append(((x + y) % 256).astype(np.uint8))
+    return np.stack(layers[:channels], axis=-1)
+
+
+def make_pdf(
+    path: Path, pages: list[tuple[str, str]], size: tuple[float, float] = (612, 792)
+) -> Path:
+    """A text-layer PDF; each page has one text block in its top half and one in its bottom half."""
+    document = pymupdf.open()
+    width, height = size
+    for top, bottom in pages:
+        page = document.new_page(width=width, height=height)
+        page.insert_textbox(pymupdf.Rect(54, 60, width - 54, height / 2 - 40), top, fontsize=12)
+        page.insert_textbox(
+            pymupdf.Rect(54, height / 2 + 40, width - 54, height - 60), bottom, fontsize=12
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(document.tobytes(garbage=3, deflate=True, no_new_id=True))
+    document.close()
+    return path
+
+
+def write_jsonl(path: Path, records: list[Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
+    """The real console entry point, in a subprocess."""
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run(
+        [sys.executable, "-m", "abstain_build", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=cwd or ROOT,
+        timeout=600,
+    )

@@ -1,0 +1,281 @@
+"""The three built-in transforms do what the method demands."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from abstain_build.media.inputs import SampleInputs
+from abstain_build.media.pdf import open_pdf
+from abstain_build.model import DocumentRef, ImageRef, Sample, SourceInfo
+from abstain_build.pipeline.apply import run_transform
+from abstain_build.transforms import NotApplicable, get_registry
+from abstain_build.transforms.functional.timeref import coverage, find_years, replace_years
+
+from .conftest import gradient_image, make_pdf, png_bytes
+
+INFO = SourceInfo("test", "test", "test.jsonl", 0)
+
+
+def image_sample(*arrays: np.ndarray) -> Sample:
+    return Sample(
+        id="img",
+        source=INFO,
+        question="What does <image 1> show?",
+        answer="A",
+        images=tuple(
+            ImageRef(key=f"image_{i + 1}", data=png_bytes(a)) for i, a in enumerate(arrays)
+        ),
+    )
+
+
+def doc_sample(
+    pdf: Path, pages: tuple[int, ...], question: str = "What is it?", answer: str = "x"
+) -> Sample:
+    return Sample(
+        id="doc",
+        source=INFO,
+        question=question,
+        answer=answer,
+        document=DocumentRef(path=pdf, doc_id=pdf.name),
+        evidence_pages=pages,
+    )
+
+
+def transform(name: str, **params):
+    return get_registry().get(name)(**params)
+
+
+def decode(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)))
+
+
+# -- adaptive_darkness ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+def test_adaptive_darkness_divides_every_pixel_by_15(channels: int) -> None:
+    original = gradient_image(120, 80, channels)
+    sample = image_sample(original)
+    output = run_transform(transform("adaptive_darkness"), sample, SampleInputs(sample), run_seed=1)
+    dark = decode(output.images[0])
+    assert dark.shape == original.shape
+    colour = slice(0, 3)
+    expected = original[..., colour].astype(float) / 15
+    assert np.abs(dark[..., colour].astype(float) - expected).max() <= 0.5
+    assert abs(dark[..., colour].mean() - original[..., colour].mean() / 15) < 0.5
+    if channels == 4:
+        assert np.array_equal(dark[..., 3], original[..., 3]), "alpha must be kept"
+    assert output.record.intensity == pytest.approx(100 * (1 - 1 / 15), abs=0.01)
+
+
+def test_adaptive_darkness_on_a_real_mmmu_image(shared_data: Path) -> None:
+    path = shared_data / "mmmu" / "images" / "validation_Energy_and_Power_2_1.png"
+    original = np.asarray(Image.open(path).convert("RGB"))
+    sample = image_sample(original)
+    output = run_transform(transform("adaptive_darkness"), sample, SampleInputs(sample), run_seed=1)
+    dark = decode(output.images[0]).astype(float)
+    assert original.mean() > 100, "the test image should be bright to begin with"
+    assert abs(dark.mean() - original.mean() / 15) < 0.5
+
+
+def test_divisor_parameter_is_bounded() -> None:
+    from abstain_build.transforms import ParamError
+
+    with pytest.raises(ParamError, match="below the minimum"):
+        transform("adaptive_darkness", divisor=1)
+    with pytest.raises(ParamError, match="no parameter"):
+        transform("adaptive_darkness", strength=3)
+
+
+# -- hide_evidence_page --------------------------------------------------------------------
+
+
+@pytest.fixture
+def four_page_pdf(tmp_path: Path) -> Path:
+    pages = [(f"alpha{n} topword{n}", f"omega{n} bottomword{n}") for n in range(1, 6)]
+    return make_pdf(tmp_path / "doc.pdf", pages)
+
+
+def _page_words(pdf: bytes, number: int) -> set[str]:
+    document = open_pdf(pdf, "out")
+    return {w[4] for w in document[number - 1].get_text("words")}
+
+
+@pytest.mark.parametrize("pages", [(1,), (1, 2), (1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5)])
+def test_hide_evidence_page_hides_half_and_crops_the_rest(four_page_pdf: Path, pages) -> None:
+    sample = doc_sample(four_page_pdf, pages)
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    output = run_transform(transform("hide_evidence_page"), sample, inputs, run_seed=3)
+    edits = output.record.edits
+    assert len(edits.pages_hidden) == -(-len(pages) // 2)  # ceil(n / 2), at least one
+    assert set(edits.pages_hidden) | {c.page for c in edits.pages_cropped} == set(pages)
+    original_sizes = [decode(png).shape[:2] for png in inputs.evidence_renders()]
+    for number, png, (height, width) in zip(pages, output.images, original_sizes, strict=True):
+        rendered = decode(png)
+        words = _page_words(output.pdf, number)
+        if number in edits.pages_hidden:
+            assert rendered.shape[:2] == (height, width)
+            assert rendered.min() == 255, "a hidden page renders blank"
+            assert words == set(), "a hidden page keeps no text layer"
+        else:
+            kept = next(c.kept for c in edits.pages_cropped if c.page == number)
+            assert abs(rendered.shape[0] - height / 2) <= 1 and rendered.shape[1] == width
+            expected = (
+                {f"alpha{number}", f"topword{number}"}
+                if kept == "top"
+                else {f"omega{number}", f"bottomword{number}"}
+            )
+            assert words == expected, "the removed half's text must be gone from the text layer"
+    # pages that are not evidence are untouched
+    other = set(range(1, 6)) - set(pages)
+    for number in other:
+        assert _page_words(output.pdf, number) == {
+            f"alpha{number}",
+            f"topword{number}",
+            f"omega{number}",
+            f"bottomword{number}",
+        }
+
+
+def test_hide_evidence_page_drops_the_half_with_the_answer(tmp_path: Path) -> None:
+    pdf = make_pdf(
+        tmp_path / "a.pdf",
+        [("Introduction text", "Net revenue was 4,321 million"), ("Answer 77 here", "filler")],
+    )
+    sample = doc_sample(pdf, (1, 2), answer="4,321")
+    for seed in range(6):
+        output = run_transform(
+            transform("hide_evidence_page"), sample, SampleInputs(sample), run_seed=seed
+        )
+        for crop in output.record.edits.pages_cropped:
+            if crop.page == 1:
+                assert crop.kept == "top" and "bottom half" in crop.reason
+                assert "4,321" not in open_pdf(output.pdf, "x")[0].get_text()
+
+
+def test_rendered_png_matches_the_perturbed_pdf(four_page_pdf: Path) -> None:
+    sample = doc_sample(four_page_pdf, (2, 3))
+    output = run_transform(
+        transform("hide_evidence_page"), sample, SampleInputs(sample), run_seed=0
+    )
+    document = open_pdf(output.pdf, "x")
+    for number, png in zip(output.pages, output.images, strict=True):
+        again = document[number - 1].get_pixmap(dpi=144, alpha=False).tobytes("png")
+        assert np.array_equal(decode(again), decode(png))
+
+
+# -- temporal_drift ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def report_pdf(tmp_path: Path) -> Path:
+    return make_pdf(
+        tmp_path / "report.pdf",
+        [
+            (
+                "Annual report for fiscal 2021. Revenue grew from FY2019 to FY2021.",
+                "Founded under the Act of 1934.",
+            ),
+            ("In 2020 sales were 12.5 million; in 2021 they were 14.0 million.", "Outlook"),
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was total revenue in FY2021?",
+        "How did sales change from 2020 to 2021?",
+        "What were sales in Q3 2020?",
+        "What was the FY21 margin?",
+    ],
+)
+def test_temporal_drift_moves_every_year_outside_the_document(
+    report_pdf: Path, question: str
+) -> None:
+    sample = doc_sample(report_pdf, (2,), question=question)
+    inputs = SampleInputs(sample)
+    covered = coverage(inputs.page_texts())
+    assert (covered.first, covered.last) == (2019, 2021) and covered.outliers == (1934,)
+    for seed in range(8):
+        output = run_transform(transform("temporal_drift"), sample, inputs, run_seed=seed)
+        old_years = find_years(question)
+        new_years = find_years(output.question)
+        assert len(new_years) == len(old_years)
+        assert all(not 2019 <= m.year <= 2021 for m in new_years), output.question
+        shifts = {new.year - old.year for old, new in zip(old_years, new_years, strict=True)}
+        assert len(shifts) == 1, "all years move together, keeping the spans between them"
+        for old, new in zip(old_years, new_years, strict=True):
+            assert new.text.startswith(old.text[: -4 if not old.two_digit else -2])
+            assert len(new.text) == len(old.text)
+        stripped = [output.question[: m.start] for m in new_years[:1]]
+        assert stripped == [question[: m.start] for m in old_years[:1]]
+
+
+def test_temporal_drift_not_applicable_without_a_year(report_pdf: Path) -> None:
+    for question, reason in [
+        ("What is the company's name?", "no year"),
+        ("What were sales in Q3?", "quarter but no year"),
+    ]:
+        sample = doc_sample(report_pdf, (1,), question=question)
+        with pytest.raises(NotApplicable, match=reason):
+            run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
+
+
+def test_temporal_drift_not_applicable_on_image_only_document(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_image(page.rect, stream=png_bytes(gradient_image()))
+    pdf = tmp_path / "scan.pdf"
+    pdf.write_bytes(document.tobytes())
+    sample = doc_sample(pdf, (1,), question="Revenue in 2015?")
+    with pytest.raises(NotApplicable, match="no text layer"):
+        run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    words=st.lists(
+        st.sampled_from(["revenue", "in", "FY", "Q3", "and", "$5", "12.5%", "to", "the"]),
+        max_size=8,
+    ),
+    years=st.lists(st.integers(1950, 2040), min_size=1, max_size=4),
+    shift=st.integers(-40, 50),
+)
+def test_replace_years_changes_only_the_years(
+    words: list[str], years: list[int], shift: int
+) -> None:
+    parts = []
+    for i, year in enumerate(years):
+        parts.extend(words[i :: len(years)])
+        parts.append(str(year))
+    text = " ".join(parts)
+    mentions = find_years(text)
+    assert [m.year for m in mentions] == years
+    new_text, _ = replace_years(text, mentions, shift)
+    assert [m.year for m in find_years(new_text)] == [y + shift for y in years]
+    strip = lambda s: "".join(c for c in s if not c.isdigit())  # noqa: E731
+    assert strip(new_text) == strip(text)
+
+
+@pytest.mark.parametrize(
+    "text,years",
+    [
+        ("FY2015 and FY14", [2015, 2014]),
+        ("$2015.5 million and 12015 units", []),
+        ("2,015 items at 2015%", []),
+        ("from 2005 to 2010", [2005, 2010]),
+        ("fiscal year 2019, FY 2020, FY'21", [2019, 2020, 2021]),
+    ],
+)
+def test_find_years_reads_report_notation(text: str, years: list[int]) -> None:
+    assert [m.year for m in find_years(text)] == years

@@ -45,7 +45,7 @@ transforms_app = typer.Typer(
 )
 app.add_typer(transforms_app, name="transforms")
 
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 out = Console()
 
 FormatOption = Annotated[

@@ -6,6 +6,7 @@ import io
 from typing import Any
 
 from ..model import EVIDENCE, MODALITY
+from ..schema import card_features_yaml
 from .summary import BuildCounts
 
 CHART_FILE = "transform_distribution.png"
@@ -66,6 +67,7 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
         "configs:",
         "- config_name: default",
         "  data_files: data.jsonl",
+        *card_features_yaml(),
         "---",
         "",
         "# Abstention dataset built with abstain-build",

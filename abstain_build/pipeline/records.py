@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,13 @@ class ControlAssets:
 
     images: list[str]
     document: str | None
+
+
+def json_text(value: Any) -> str:
+    """Dicts whose keys vary from row to row are stored as JSON text, so that every row of
+    data.jsonl has one Arrow schema (``datasets`` reads large files in blocks and cannot
+    reconcile structs with different fields across them)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def _base(sample: Sample) -> dict[str, Any]:
@@ -58,7 +66,7 @@ def control_record(sample: Sample, assets: ControlAssets) -> dict[str, Any]:
         "routing": None,
         "qc": {"status": "control", "preliminary": None, "judges": []},
         "source": _source(sample),
-        "metadata": sample.metadata,
+        "metadata": json_text(sample.metadata),
     }
 
 
@@ -85,10 +93,10 @@ def perturbed_record(
         "images": images,
         "document": document,
         "evidence_pages": base["evidence_pages"],
-        "transform": transform,
+        "transform": dict(transform, params=json_text(transform["params"])),
         "routing": routing,
         # Dual-judge QC is not configured: the item passed the structural checks only.
         "qc": {"status": "unverified", "preliminary": preliminary, "judges": []},
         "source": _source(sample),
-        "metadata": sample.metadata,
+        "metadata": json_text(sample.metadata),
     }

@@ -1,0 +1,161 @@
+"""The schema of a data.jsonl row, declared once.
+
+Readers that infer types block by block (Arrow, Hugging Face ``datasets``) can otherwise
+see ``[]`` in one block and a list of structs in the next and give up. The dataset card
+carries this schema as ``dataset_info.features``, so ``load_dataset(OUT_DIR)`` reads every
+row with the same types; :func:`hf_features` gives the same for
+``load_dataset("json", data_files=..., features=hf_features())``.
+
+Types: a string names a primitive, a one-item list is a list of that type, a dict is a
+struct. Every field may be null.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+_REGION = {
+    "bbox": ["float64"],
+    "kind": "string",
+    "image": "int64",
+    "page": "int64",
+    "unit": "string",
+}
+_TOKEN = {
+    "old": "string",
+    "new": "string",
+    "where": "string",
+    "start": "int64",
+    "end": "int64",
+    "page": "int64",
+    "bbox": ["float64"],
+}
+_CHECK = {"name": "string", "passed": "bool", "detail": "string"}
+_JUDGE = {"judge": "string", "verdict": "string", "confidence": "string", "justification": "string"}
+
+RECORD: dict[str, Any] = {
+    "id": "string",
+    "group_id": "string",
+    "answerable": "bool",
+    "axis": "string",
+    "question": "string",
+    "options": ["string"],
+    "answer": "string",
+    "original_answer": "string",
+    "answer_format": "string",
+    "images": ["string"],
+    "document": "string",
+    "evidence_pages": ["int64"],
+    "transform": {
+        "name": "string",
+        "family": "string",
+        "axis": "string",
+        "target": "string",
+        "mode": "string",
+        "seed": "int64",
+        "attempt": "int64",
+        "params": "string",  # JSON text: keys differ between transforms
+        "edits": {
+            "regions": [_REGION],
+            "tokens": [_TOKEN],
+            "pages_hidden": ["int64"],
+            "pages_cropped": [{"page": "int64", "kept": "string", "reason": "string"}],
+        },
+        "intensity": "float64",
+        "notes": ["string"],
+    },
+    "routing": {"mode": "string", "candidates": ["string"], "score": "float64", "reason": "string"},
+    "qc": {
+        "status": "string",
+        "preliminary": {"passed": "bool", "checks": [_CHECK]},
+        "judges": [_JUDGE],
+    },
+    "source": {
+        "dataset": "string",
+        "layout": "string",
+        "file": "string",
+        "index": "int64",
+        "id": "string",
+        "doc_id": "string",
+    },
+    "metadata": "string",  # JSON text: keys differ between sources
+}
+
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "bool": (bool,),
+    "int64": (int,),
+    "float64": (int, float),
+}
+
+
+def schema_errors(value: Any, spec: Any = None, path: str = "") -> list[str]:
+    """Where ``value`` departs from the schema (empty when it conforms)."""
+    spec = RECORD if spec is None else spec
+    if value is None:
+        return []
+    if isinstance(spec, str):
+        allowed = _PYTHON_TYPES[spec]
+        if isinstance(value, bool) and spec != "bool":
+            return [f"{path or '.'}: expected {spec}, got bool"]
+        return (
+            []
+            if isinstance(value, allowed)
+            else [f"{path or '.'}: expected {spec}, got {type(value).__name__}"]
+        )
+    if isinstance(spec, list):
+        if not isinstance(value, list):
+            return [f"{path}: expected a list, got {type(value).__name__}"]
+        return [
+            e for i, item in enumerate(value) for e in schema_errors(item, spec[0], f"{path}[{i}]")
+        ]
+    if not isinstance(value, dict):
+        return [f"{path}: expected an object, got {type(value).__name__}"]
+    errors = [f"{path}.{key}: not in the schema" for key in value if key not in spec]
+    errors += [f"{path}.{key}: missing" for key in spec if key not in value]
+    for key, sub in spec.items():
+        if key in value:
+            errors += schema_errors(value[key], sub, f"{path}.{key}")
+    return errors
+
+
+def _yaml_feature(name: str, spec: Any, indent: int) -> list[str]:
+    pad = " " * indent
+    if isinstance(spec, str):
+        return [f"{pad}- name: {name}", f"{pad}  dtype: {spec}"]
+    if isinstance(spec, list):
+        inner = spec[0]
+        if isinstance(inner, str):
+            return [f"{pad}- name: {name}", f"{pad}  list: {inner}"]
+        lines = [f"{pad}- name: {name}", f"{pad}  list:"]
+        for key, sub in inner.items():
+            lines += _yaml_feature(key, sub, indent + 2)
+        return lines
+    lines = [f"{pad}- name: {name}", f"{pad}  struct:"]
+    for key, sub in spec.items():
+        lines += _yaml_feature(key, sub, indent + 2)
+    return lines
+
+
+def card_features_yaml() -> list[str]:
+    """``dataset_info.features`` lines for the dataset card's YAML header."""
+    lines = ["dataset_info:", "  features:"]
+    for key, spec in RECORD.items():
+        lines += _yaml_feature(key, spec, 2)
+    return lines
+
+
+def hf_features() -> Any:
+    """The schema as ``datasets.Features`` (needs the ``datasets`` package)."""
+    from datasets import Features, List, Value
+
+    def convert(spec: Any) -> Any:
+        if isinstance(spec, str):
+            return Value(spec)
+        if isinstance(spec, list):
+            return List(convert(spec[0]))
+        return {key: convert(sub) for key, sub in spec.items()}
+
+    return Features(convert(RECORD))

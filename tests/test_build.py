@@ -1,0 +1,334 @@
+"""End-to-end builds on the shipped fixtures: determinism, output layout, resume, config."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from abstain_build import BuildConfig, ConfigError, build
+from abstain_build.pipeline.output import JOURNAL_FILE
+
+from .conftest import ROOT, read_jsonl, run_cli
+
+DETERMINISTIC_FILES = ("data.jsonl", "errors.jsonl", "README.md", "transform_distribution.png")
+
+
+def tree_digest(out: Path) -> dict[str, str]:
+    """sha256 of every output file that must not depend on scheduling."""
+    files = [out / name for name in DETERMINISTIC_FILES if (out / name).exists()]
+    files += sorted(p for p in (out / "assets").rglob("*") if p.is_file())
+    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
+
+
+@pytest.fixture(scope="module")
+def doc_runs(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path = ROOT / "fixtures"):
+    base = tmp_path_factory.mktemp("doc-runs")
+    results = {}
+    for workers in (1, 2):
+        config = BuildConfig(
+            source=str(fixtures_dir / "mmlongbench-doc"),
+            out=str(base / f"w{workers}"),
+            seed=7,
+            workers=workers,
+            progress=False,
+        )
+        results[workers] = build(config)
+    return base, results
+
+
+def test_same_seed_gives_identical_bytes_with_1_or_2_workers(doc_runs) -> None:
+    base, _ = doc_runs
+    one, two = tree_digest(base / "w1"), tree_digest(base / "w2")
+    assert len(one) > 20
+    assert one == two
+
+
+def test_image_fixture_is_identical_across_workers_too(tmp_path: Path, fixtures_dir: Path) -> None:
+    digests = []
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        build(
+            BuildConfig(
+                source=str(fixtures_dir / "mmmu-parquet"),
+                out=str(out),
+                seed=3,
+                workers=workers,
+                progress=False,
+            )
+        )
+        digests.append(tree_digest(out))
+    assert digests[0] == digests[1]
+
+
+def test_another_seed_changes_the_randomised_choices(
+    tmp_path: Path, fixtures_dir: Path, doc_runs
+) -> None:
+    base, _ = doc_runs
+    out = tmp_path / "seed8"
+    build(
+        BuildConfig(
+            source=str(fixtures_dir / "mmlongbench-doc"), out=str(out), seed=8, progress=False
+        )
+    )
+    seeds_7 = [
+        r["transform"]["seed"] for r in read_jsonl(base / "w1" / "data.jsonl") if r["transform"]
+    ]
+    seeds_8 = [r["transform"]["seed"] for r in read_jsonl(out / "data.jsonl") if r["transform"]]
+    assert len(seeds_7) == len(seeds_8) and not set(seeds_7) & set(seeds_8)
+
+
+def test_every_control_has_its_counterparts_in_one_group(doc_runs) -> None:
+    base, result = doc_runs
+    records = read_jsonl(base / "w1" / "data.jsonl")
+    groups: dict[str, list[dict]] = {}
+    for record in records:
+        groups.setdefault(record["group_id"], []).append(record)
+    for members in groups.values():
+        controls = [r for r in members if r["answerable"]]
+        assert len(controls) == 1 and controls[0]["transform"] is None
+        assert controls[0]["answer"] == controls[0]["original_answer"]
+        for item in members:
+            if not item["answerable"]:
+                assert item["answer"] is None and item["original_answer"] == controls[0]["answer"]
+                assert item["transform"]["name"] in item["id"]
+    assert result[1].counts.answerable["evidence_sufficiency"] == len(groups) == 12
+
+
+def test_paths_in_records_are_relative_and_exist(doc_runs) -> None:
+    base, _ = doc_runs
+    out = base / "w1"
+    for record in read_jsonl(out / "data.jsonl"):
+        paths = list(record["images"]) + ([record["document"]] if record["document"] else [])
+        assert paths
+        for path in paths:
+            assert not Path(path).is_absolute()
+            assert (out / path).is_file(), path
+
+
+def test_document_items_carry_rendered_evidence_pages_at_144_dpi(doc_runs) -> None:
+    from PIL import Image
+
+    base, _ = doc_runs
+    out = base / "w1"
+    record = next(r for r in read_jsonl(out / "data.jsonl") if r["answerable"])
+    assert len(record["images"]) == len(record["evidence_pages"])
+    with Image.open(out / record["images"][0]) as page:
+        assert page.size == (1224, 1584)  # US letter at 144 dpi
+
+
+def test_output_loads_with_hugging_face_datasets(doc_runs) -> None:
+    datasets = pytest.importorskip("datasets")
+    base, _ = doc_runs
+    path = str(base / "w1" / "data.jsonl")
+    whole = datasets.load_dataset("json", data_files=path, split="train")
+    records = read_jsonl(base / "w1" / "data.jsonl")
+    assert whole.num_rows == len(records)
+    assert whole["id"] == [r["id"] for r in records]
+    second = records[1]
+    assert second["transform"] is not None
+    assert json.loads(whole[1]["transform"]["params"]) == json.loads(second["transform"]["params"])
+
+
+def test_manifest_records_config_source_counts_and_timings(doc_runs, fixtures_dir: Path) -> None:
+    base, _ = doc_runs
+    manifest = json.loads((base / "w2" / "manifest.json").read_text())
+    assert manifest["status"] == "complete"
+    assert manifest["config"]["seed"] == 7 and manifest["config"]["workers"] == 2
+    assert manifest["source"]["dataset"] == "mmlongbench-doc"
+    digest = hashlib.sha256(
+        (fixtures_dir / "mmlongbench-doc" / "samples.json").read_bytes()
+    ).hexdigest()
+    assert manifest["source"]["record_files_sha256"] == {"samples.json": digest}
+    counts = manifest["counts"]
+    data = read_jsonl(base / "w2" / "data.jsonl")
+    assert counts["items"]["answerable"] == sum(r["answerable"] for r in data)
+    assert counts["items"]["unanswerable"] == sum(not r["answerable"] for r in data)
+    assert sum(counts["by_transform"].values()) == counts["items"]["unanswerable"]
+    assert counts["skipped"] == {
+        "already unanswerable in the source (answer is 'Not answerable')": 1
+    }
+    assert manifest["timings"]["wall_seconds"] > 0
+    assert manifest["models"]["llm"] is None and "offline" in manifest["models"]["mode"]
+
+
+def test_dataset_card_tables_match_the_data(doc_runs) -> None:
+    base, _ = doc_runs
+    card = (base / "w1" / "README.md").read_text()
+    data = read_jsonl(base / "w1" / "data.jsonl")
+    for name in {r["transform"]["name"] for r in data if r["transform"]}:
+        count = sum(1 for r in data if r["transform"] and r["transform"]["name"] == name)
+        assert f"| {name} |" in card and f"| {count} |" in card
+    assert "![Items per transform](transform_distribution.png)" in card
+    assert (base / "w1" / "transform_distribution.png").stat().st_size > 1000
+
+
+def test_a_different_config_on_an_existing_output_is_refused(doc_runs, fixtures_dir: Path) -> None:
+    base, _ = doc_runs
+    config = BuildConfig(
+        source=str(fixtures_dir / "mmlongbench-doc"), out=str(base / "w1"), seed=8, progress=False
+    )
+    with pytest.raises(ConfigError, match=r"different configuration \(seed: 7 -> 8\)"):
+        build(config)
+
+
+def test_rerunning_a_finished_build_changes_nothing(doc_runs, fixtures_dir: Path) -> None:
+    base, _ = doc_runs
+    before = tree_digest(base / "w1")
+    result = build(
+        BuildConfig(
+            source=str(fixtures_dir / "mmlongbench-doc"),
+            out=str(base / "w1"),
+            seed=7,
+            workers=2,
+            progress=False,
+        )
+    )
+    assert result.resumed_samples == 13
+    assert tree_digest(base / "w1") == before
+
+
+def test_overwrite_starts_over_and_foreign_folders_are_left_alone(
+    tmp_path: Path, fixtures_dir: Path
+) -> None:
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    config = BuildConfig(
+        source=str(fixtures_dir / "mmmu"), out=str(foreign), overwrite=True, progress=False
+    )
+    with pytest.raises(ConfigError, match="not an abstain-build output"):
+        build(config)
+    assert (foreign / "notes.txt").read_text() == "keep me"
+    out = tmp_path / "run"
+    build(BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(out), seed=1, progress=False))
+    result = build(
+        BuildConfig(
+            source=str(fixtures_dir / "mmmu"), out=str(out), seed=2, overwrite=True, progress=False
+        )
+    )
+    assert result.resumed_samples == 0
+    assert {r["transform"]["seed"] for r in read_jsonl(out / "data.jsonl") if r["transform"]}
+
+
+def test_manifest_config_reproduces_the_run(doc_runs, tmp_path: Path) -> None:
+    base, _ = doc_runs
+    again = tmp_path / "again"
+    done = run_cli(
+        "transform", "--config", str(base / "w1" / "manifest.json"), "--out", str(again), "-q"
+    )
+    assert done.returncode == 0, done.stderr
+    assert tree_digest(again) == tree_digest(base / "w1")
+
+
+# -- resume after a kill -----------------------------------------------------------------------
+
+
+def _journal_lines(out: Path) -> int:
+    path = out / JOURNAL_FILE
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("reference") / "run"
+    build(
+        BuildConfig(
+            source=str(ROOT / "fixtures" / "mmlongbench-doc"), out=str(out), seed=5, progress=False
+        )
+    )
+    return out
+
+
+@pytest.mark.parametrize("kill_after", [1, 4, 9])
+def test_sigkill_then_rerun_gives_exactly_the_uninterrupted_output(
+    tmp_path: Path, reference_run: Path, kill_after: int
+) -> None:
+    out = tmp_path / "run"
+    command = [
+        sys.executable,
+        "-m",
+        "abstain_build",
+        "transform",
+        str(ROOT / "fixtures" / "mmlongbench-doc"),
+        "--out",
+        str(out),
+        "--seed",
+        "5",
+        "-q",
+    ]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while (
+        _journal_lines(out) < kill_after and process.poll() is None and time.monotonic() < deadline
+    ):
+        time.sleep(0.002)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    committed = _journal_lines(out)
+    assert committed < 13, "the run finished before it could be killed; the test proves nothing"
+    assert json.loads((out / "manifest.json").read_text())["status"] == "running"
+
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert tree_digest(out) == tree_digest(reference_run)
+    ids = [r["id"] for r in read_jsonl(out / "data.jsonl")]
+    assert len(ids) == len(set(ids)), "no record may be duplicated"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["timings"]["resumed_from"] == committed
+
+
+def test_torn_writes_are_cut_back_to_the_last_committed_sample(
+    tmp_path: Path, reference_run: Path
+) -> None:
+    out = tmp_path / "run"
+    shutil.copytree(reference_run, out)
+    lines = (out / JOURNAL_FILE).read_bytes().splitlines(keepends=True)
+    keep = 5
+    (out / JOURNAL_FILE).write_bytes(b"".join(lines[:keep]) + lines[keep][: len(lines[keep]) // 2])
+    data_end = json.loads(lines[keep - 1])["data_end"]
+    with (out / "data.jsonl").open("r+b") as handle:  # half a record after the committed part
+        handle.truncate(data_end + 100)
+    result = build(
+        BuildConfig(
+            source=str(ROOT / "fixtures" / "mmlongbench-doc"), out=str(out), seed=5, progress=False
+        )
+    )
+    assert result.resumed_samples == keep
+    assert tree_digest(out) == tree_digest(reference_run)
+
+
+def test_every_record_matches_the_declared_schema(doc_runs) -> None:
+    from abstain_build.schema import schema_errors
+
+    base, _ = doc_runs
+    for record in read_jsonl(base / "w1" / "data.jsonl"):
+        assert schema_errors(record) == [], record["id"]
+
+
+def test_folder_loads_with_the_schema_from_the_card_even_in_tiny_blocks(doc_runs) -> None:
+    """One record per Arrow block: the first block has only a control (transform null)."""
+    datasets = pytest.importorskip("datasets")
+    from abstain_build.schema import hf_features
+
+    base, _ = doc_runs
+    out = base / "w1"
+    expected = [r["id"] for r in read_jsonl(out / "data.jsonl")]
+    by_folder = datasets.load_dataset(str(out), split="train", chunksize=256)
+    assert by_folder["id"] == expected
+    by_features = datasets.load_dataset(
+        "json",
+        data_files=str(out / "data.jsonl"),
+        features=hf_features(),
+        split="train",
+        chunksize=256,
+    )
+    assert by_features["id"] == expected

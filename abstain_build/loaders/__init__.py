@@ -27,13 +27,13 @@ __all__ = [
 
 def _looks_like_mmmu_jsonl(file: Path) -> bool:
     """The MMMU tool layout names images ``image_1`` ...; the generic one uses ``images``."""
-    with file.open("r", encoding="utf-8", errors="replace") as handle:
+    with file.open("r", encoding="utf-8-sig", errors="replace") as handle:
         for line in handle:
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             return isinstance(record, dict) and any(f"image_{n}" in record for n in range(1, 8))
     return False
@@ -78,6 +78,9 @@ def open_source(path: str | Path, format: str | None = None) -> Source:
         return JsonlSource(jsonl)
     if format in (None, "mmmu") and folder and any(folder.rglob("*.parquet")):
         return MMMUParquetSource(path)
+    if folder and len(list(folder.glob("*.jsonl"))) > 1:
+        names = ", ".join(sorted(p.name for p in folder.glob("*.jsonl")))
+        raise ConfigError(f"{path} holds several .jsonl files ({names}): pass the file itself")
     raise ConfigError(
         f"cannot tell the layout of {path}: expected samples.json + documents/ (MMLongBench-Doc),"
         " parquet files (MMMU), or a .jsonl file; pass --format to choose"

@@ -49,10 +49,10 @@ def parse_list(value: Any, what: str) -> list[Any]:
         raise load_error(f"{what}: list literal is too long ({len(text):,} characters)")
     try:
         parsed = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         try:
             parsed = ast.literal_eval(text)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise load_error(f"{what}: not a list literal: {text[:80]!r}") from None
     if not isinstance(parsed, (list, tuple)):
         raise load_error(f"{what}: expected a list, got {type(parsed).__name__}")
@@ -68,7 +68,7 @@ def parse_pages(value: Any, what: str = "evidence_pages") -> tuple[int, ...]:
             raise load_error(f"{what}: {page!r} is not a page number")
         try:
             number = int(page)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise load_error(f"{what}: {page!r} is not a page number") from None
         if number != float(page):
             raise load_error(f"{what}: {page!r} is not a whole page number")
@@ -94,12 +94,34 @@ class IdAllocator:
 
     def __init__(self) -> None:
         self._seen: dict[str, int] = {}
+        self._taken: set[str] = set()
 
     def __call__(self, wanted: str) -> str:
         wanted = slug(wanted, 96)
         count = self._seen.get(wanted, 0) + 1
+        candidate = wanted if count == 1 else f"{wanted}-{count}"
+        while candidate in self._taken:  # e.g. the source itself uses "x-2" after two "x"
+            count += 1
+            candidate = f"{wanted}-{count}"
         self._seen[wanted] = count
-        return wanted if count == 1 else f"{wanted}-{count}"
+        self._taken.add(candidate)
+        return candidate
+
+
+def given_id(record: dict[str, Any]) -> str | None:
+    """The record's own ``id`` as text (0 is an id; "" and null are not)."""
+    value = record.get("id")
+    if value is None or isinstance(value, (dict, list, bool)):
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def required_answer(record: dict[str, Any]) -> str:
+    answer = answer_text(record["answer"])
+    if not answer.strip():
+        raise load_error("the answer is empty")
+    return answer
 
 
 def answer_text(value: Any) -> str:
@@ -108,6 +130,8 @@ def answer_text(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
+    if isinstance(value, bool):
+        return json.dumps(value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, (list, tuple, dict)):

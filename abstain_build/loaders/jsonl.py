@@ -24,11 +24,12 @@ from ..model import DocumentRef, ImageRef, Sample, SourceInfo
 from .base import LoadedItem, Source
 from .common import (
     IdAllocator,
-    answer_text,
     content_id,
+    given_id,
     load_error,
     parse_list,
     parse_pages,
+    required_answer,
     resolve_inside,
 )
 
@@ -40,13 +41,13 @@ def iter_json_lines(
 ) -> Iterator[tuple[int, int, dict[str, Any], SampleError | None]]:
     """(record index, 1-based line number, record, error) for every non-blank line."""
     index = 0
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
+    with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
         for line_number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 yield (
                     index,
                     line_number,
@@ -69,6 +70,12 @@ def iter_json_lines(
             index += 1
 
 
+def count_json_lines(path: Path) -> int:
+    """The number of records ``iter_json_lines`` yields: lines read and stripped the same way."""
+    with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
+        return sum(1 for line in handle if line.strip())
+
+
 class JsonlSource(Source):
     dataset = "jsonl"
     layout = "jsonl"
@@ -81,20 +88,19 @@ class JsonlSource(Source):
         return [self.file]
 
     def count(self) -> int:
-        with self.file.open("rb") as handle:
-            return sum(1 for line in handle if line.strip())
+        return count_json_lines(self.file)
 
     def __iter__(self) -> Iterator[LoadedItem]:
         ids = IdAllocator()
         relative = self.relative(self.file)
         for index, line_number, record, error in iter_json_lines(self.file):
-            info = SourceInfo(self.dataset, self.layout, relative, index, record.get("id"))
+            info = SourceInfo(self.dataset, self.layout, relative, index, given_id(record))
             if error is not None:
                 yield self.problem(ids(f"line-{line_number:05d}"), error, info)
                 continue
             wanted = (
-                str(record["id"])
-                if record.get("id")
+                info.source_id
+                if info.source_id
                 else content_id(
                     "item",
                     record.get("question"),
@@ -150,7 +156,7 @@ class JsonlSource(Source):
             id=sample_id,
             source=info,
             question=question.strip(),
-            answer=answer_text(record["answer"]),
+            answer=required_answer(record),
             answer_format=str(answer_format) if answer_format is not None else None,
             options=tuple(str(o) for o in parse_list(record.get("options"), "options")),
             images=images,

@@ -12,11 +12,11 @@ from ..model import DocumentRef, Sample, SourceInfo
 from .base import LoadedItem, Source
 from .common import (
     IdAllocator,
-    answer_text,
     content_id,
     load_error,
     parse_list,
     parse_pages,
+    required_answer,
     resolve_inside,
 )
 
@@ -40,7 +40,7 @@ class MMLongBenchSource(Source):
                 records = json.loads(self.samples_file.read_text(encoding="utf-8"))
             except FileNotFoundError:
                 raise ConfigError(f"{self.samples_file} does not exist") from None
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:
                 raise ConfigError(f"{self.samples_file} is not valid JSON: {exc}") from None
             if not isinstance(records, list):
                 raise ConfigError(f"{self.samples_file} must hold a JSON list of records")
@@ -109,7 +109,7 @@ class MMLongBenchSource(Source):
             id=sample_id,
             source=info,
             question=question.strip(),
-            answer=answer_text(record["answer"]),
+            answer=required_answer(record),
             answer_format=str(answer_format) if answer_format is not None else None,
             document=DocumentRef(path=pdf, doc_id=doc_id),
             evidence_pages=pages,

@@ -12,8 +12,16 @@ import pyarrow.parquet as pq
 from ..errors import ConfigError, SampleError
 from ..model import ImageRef, Sample, SourceInfo
 from .base import LoadedItem, Source
-from .common import IdAllocator, answer_text, content_id, load_error, parse_list, resolve_inside
-from .jsonl import iter_json_lines
+from .common import (
+    IdAllocator,
+    content_id,
+    given_id,
+    load_error,
+    parse_list,
+    required_answer,
+    resolve_inside,
+)
+from .jsonl import count_json_lines, iter_json_lines
 
 MAX_IMAGES = 7
 PLACEHOLDER = re.compile(r"<image\s*(\d+)>", re.IGNORECASE)
@@ -66,7 +74,7 @@ class _MMMUBase(Source):
             id=sample_id,
             source=info,
             question=question.strip(),
-            answer=answer_text(record["answer"]),
+            answer=required_answer(record),
             answer_format="multiple-choice" if options else "open",
             options=tuple(options),
             images=tuple(images),
@@ -98,12 +106,10 @@ class MMMUParquetSource(_MMMUBase):
             index = 0
             for batch in pq.ParquetFile(file).iter_batches(batch_size=16):
                 for row in batch.to_pylist():
-                    info = SourceInfo(self.dataset, self.layout, relative, index, row.get("id"))
+                    info = SourceInfo(self.dataset, self.layout, relative, index, given_id(row))
                     index += 1
-                    wanted = (
-                        str(row["id"])
-                        if row.get("id")
-                        else content_id(Path(relative).stem, row.get("question"), info.index)
+                    wanted = info.source_id or content_id(
+                        Path(relative).stem, row.get("question"), info.index
                     )
                     sample_id = ids(wanted)
                     try:
@@ -140,8 +146,7 @@ class MMMUJsonlSource(_MMMUBase):
         return [self.file]
 
     def count(self) -> int:
-        with self.file.open("rb") as handle:
-            return sum(1 for line in handle if line.strip())
+        return count_json_lines(self.file)
 
     def __iter__(self) -> Iterator[LoadedItem]:
         ids = IdAllocator()
@@ -168,8 +173,8 @@ class MMMUJsonlSource(_MMMUBase):
 
     @staticmethod
     def _wanted_id(record: dict[str, Any], line_number: int) -> str:
-        if record.get("id"):
-            return str(record["id"])
+        if given_id(record):
+            return str(given_id(record))
         first = record.get("image_1")
         if isinstance(first, str) and first:
             return re.sub(r"_1$", "", Path(first).stem)

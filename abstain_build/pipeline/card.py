@@ -77,11 +77,11 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
         " control and shares a `group_id` with its unanswerable counterparts.",
         "",
         f"- Items: {totals['answerable']} answerable, {totals['unanswerable']} unanswerable.",
-        f"- Transform selection: {config['routing']}"
+        "- Transform selection: "
         + (
-            " (every requested transform that fits a sample)."
+            "routing off (`--no-routing`): every requested transform that fits a sample."
             if config["routing"] == "none"
-            else "."
+            else f"{config['routing']}."
         ),
         f"- Generation: {manifest['models']['mode']}.",
         "- Verification: structural checks only; no judge models were configured, so"
@@ -111,6 +111,19 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
     ]
     if has_chart:
         lines += [f"![Items per transform]({CHART_FILE})", ""]
+    reasons = [
+        [name, n, reason]
+        for name, by_reason in sorted(counts.not_applicable.items())
+        for reason, n in by_reason.most_common(3)
+        if not reason.startswith(f"{name} works on ")  # other axis: expected, not news
+    ]
+    if reasons:
+        lines += [
+            "## Transforms that could not act on some samples",
+            "",
+            _table(["transform", "samples", "reason"], reasons),
+            "",
+        ]
     skipped = sum(counts.skipped.values())
     lines += [
         "## Not included",
@@ -134,7 +147,7 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
         "",
         "```python",
         "from datasets import load_dataset",
-        'ds = load_dataset("json", data_files="data.jsonl", split="train")',
+        'ds = load_dataset("path/to/this/folder", split="train")',
         "```",
         "",
     ]

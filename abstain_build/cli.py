@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import time
+import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -94,8 +96,23 @@ def _parse_params(values: list[str] | None) -> dict[str, dict[str, Any]] | None:
             raise _fail(
                 f"--param {value!r}: expected NAME.KEY=VALUE, e.g. adaptive_darkness.divisor=12"
             )
-        params.setdefault(name.strip(), {})[field_name.strip()] = raw.strip()
+        params.setdefault(name.strip(), {})[field_name.strip()] = _scalar(raw.strip())
     return params
+
+
+def _scalar(raw: str) -> Any:
+    """A flag value read as TOML would read it (12 -> int, 0.5 -> float, true -> bool)."""
+    try:
+        return tomllib.loads(f"value = {raw}")["value"]
+    except tomllib.TOMLDecodeError:
+        return raw
+
+
+def _plugins(values: list[str] | None) -> list[str] | None:
+    """Like ``python -m``, let ``--plugin mymodule`` find mymodule.py in the current folder."""
+    if values and os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    return values or None
 
 
 class RateColumn(ProgressColumn):
@@ -179,7 +196,7 @@ def transform(
         "transforms": _split_names(transforms),
         "routing": "none" if no_routing else None,
         "transform_params": _parse_params(param),
-        "plugins": plugin or None,
+        "plugins": _plugins(plugin),
         "limit": limit,
         "max_pixels": max_pixels,
         "dpi": dpi,
@@ -271,7 +288,7 @@ def preview(
             transforms=_split_names(transforms),
             seed=seed,
             params=_parse_params(param),
-            plugins=plugin or [],
+            plugins=_plugins(plugin) or [],
             format=format,
         )
     except ConfigError as exc:
@@ -320,16 +337,16 @@ def samples(
         raise _fail(str(exc)) from None
     if as_json:
         for row in rows:
-            out.print_json(json.dumps(row, ensure_ascii=False)) if out.is_terminal else print(
-                json.dumps(row, ensure_ascii=False)
-            )
+            print(json.dumps(row, ensure_ascii=False))
         return
     width = max((len(row["id"]) for row in rows), default=2)
+    detail_width = max((len(row["detail"]) for row in rows if row["status"] == "ok"), default=0)
     print(f"# {loaded.dataset} ({loaded.layout}): {len(rows)} records")
     for row in rows:
         text = row["question"] if row["status"] == "ok" else row["detail"]
         detail = row["detail"] if row["status"] == "ok" else ""
-        print(f"{row['id']:<{width}}  {row['status']:<7}  {detail:<12}  {text[:100]}".rstrip())
+        line = f"{row['id']:<{width}}  {row['status']:<7}  {detail:<{detail_width}}  {text[:100]}"
+        print(line.rstrip())
 
 
 @transforms_app.command("list")
@@ -338,7 +355,7 @@ def transforms_list(
     plugin: PluginOption = None,
 ) -> None:
     """Name, family, axis and target of every registered transform."""
-    registry = _registry(plugin)
+    registry = _registry(_plugins(plugin))
     rows = [dict(cls.info(), origin=registry.origin(cls.name)) for cls in registry]
     if as_json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
@@ -348,7 +365,9 @@ def transforms_list(
         table.add_column(column, no_wrap=column in ("name", "target"))
     for row in rows:
         table.add_row(row["name"], row["family"], row["axis"], row["target"], row["origin"])
-    out.print(table)
+    # Piped output has no terminal width: do not cut names, families or origins at 80 columns.
+    console = out if out.is_terminal else Console(width=max(out.width, 200))
+    console.print(table)
 
 
 @transforms_app.command("show")
@@ -358,7 +377,7 @@ def transforms_show(
     plugin: PluginOption = None,
 ) -> None:
     """Description, parameters (defaults and bounds) and intensity definition of one transform."""
-    registry = _registry(plugin)
+    registry = _registry(_plugins(plugin))
     from .transforms.registry import RegistryError
 
     try:

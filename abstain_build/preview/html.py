@@ -19,8 +19,9 @@ color:#1d1d1f;background:#fafafa;max-width:1400px}
 h1{font-size:1.4em;margin-bottom:4px} h2{font-size:1.15em;margin:0 0 6px}
 .meta{color:#666;font-size:.9em}
 .card{background:#fff;border:1px solid #ddd;border-radius:8px;padding:14px 16px;margin:16px 0}
-.images{display:flex;gap:12px;flex-wrap:wrap;align-items:flex-start}
-figure{margin:0;max-width:440px} figure img{max-width:440px;max-height:420px;border:1px solid #ccc}
+.images{display:flex;gap:12px;flex-wrap:wrap;align-items:flex-start;margin-bottom:10px}
+figure{margin:0;flex:0 1 420px;min-width:0}
+figure img{max-width:100%;max-height:420px;height:auto;border:1px solid #ccc}
 figcaption{font-size:.8em;color:#666}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:.8em;margin-left:6px}
 .ok{background:#d8f3dc;color:#1b4332} .not_applicable{background:#eee;color:#555}
@@ -48,12 +49,36 @@ def _question_diff(before: str, after: str) -> str:
     return " ".join(parts)
 
 
-def _figures(paths: list[str], caption: str) -> str:
-    return "".join(
-        f'<figure><a href="{escape(p)}"><img src="{escape(p)}" alt="{escape(caption)}"></a>'
-        f"<figcaption>{escape(caption)} {i + 1}</figcaption></figure>"
-        for i, p in enumerate(paths)
+def _figure(path: str, caption: str) -> str:
+    return (
+        f'<figure><a href="{escape(path)}"><img src="{escape(path)}" alt="{escape(caption)}"></a>'
+        f"<figcaption>{escape(caption)}</figcaption></figure>"
     )
+
+
+def _figures(paths: list[str], caption: str) -> str:
+    return "".join(_figure(p, f"{caption} {i + 1}") for i, p in enumerate(paths))
+
+
+def _comparison(original_paths: list[str], item: PreviewItem) -> str:
+    """One row per original image: the original, its result and its edited regions."""
+    if len(item.overlay_index) == len(item.overlay):
+        overlays = dict(zip(item.overlay_index, item.overlay, strict=True))
+    else:
+        overlays = dict(enumerate(item.overlay))
+    rows = []
+    for i, original in enumerate(original_paths):
+        result = item.images[i] if i < len(item.images) else None
+        if result == original:
+            cells = [_figure(original, f"original {i + 1} = result {i + 1} (image unchanged)")]
+        else:
+            cells = [_figure(original, f"original {i + 1}")]
+            if result is not None:
+                cells.append(_figure(result, f"result {i + 1}"))
+        if i in overlays:
+            cells.append(_figure(overlays[i], f"edited regions {i + 1}"))
+        rows.append(f"<div class='images'>{''.join(cells)}</div>")
+    return "".join(rows)
 
 
 def _kv_table(data: dict[str, Any]) -> str:
@@ -99,11 +124,7 @@ def _card(item: PreviewItem, original_paths: list[str], sample: Sample) -> str:
         return f"<div class='card'>{head}<p>{escape(item.reason)}</p></div>"
     record = item.output.record.to_json()
     body = [
-        "<div class='images'>",
-        _figures(original_paths, "original"),
-        _figures(item.images, "result"),
-        _figures(item.overlay, "edited regions"),
-        "</div>",
+        _comparison(original_paths, item),
         "<p class='q'><b>Question:</b> "
         f"{_question_diff(sample.question, item.output.question)}</p>",
         f"<p class='meta'>intensity {record['intensity']:.1f} / 100 · mode {escape(record['mode'])}"

@@ -20,7 +20,14 @@ def draw_regions(
     originals: list[bytes], regions: list[Region], pages: list[int], dpi: int
 ) -> list[bytes]:
     """One PNG per original image that has regions (none for question rewrites)."""
-    out: list[bytes] = []
+    return [png for _, png in region_overlays(originals, regions, pages, dpi)]
+
+
+def region_overlays(
+    originals: list[bytes], regions: list[Region], pages: list[int], dpi: int
+) -> list[tuple[int, bytes]]:
+    """``(index of the original, PNG)`` for each original image that has regions."""
+    out: list[tuple[int, bytes]] = []
     for index, data in enumerate(originals):
         if pages:
             mine = [r for r in regions if r.page == pages[index]]
@@ -43,5 +50,5 @@ def draw_regions(
         Image.alpha_composite(base, layer).convert("RGB").save(
             buffer, format="PNG", compress_level=6
         )
-        out.append(buffer.getvalue())
+        out.append((index, buffer.getvalue()))
     return out

@@ -19,7 +19,7 @@ from ..transforms.base import NotApplicable, Transform
 from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
 from .html import render_html
-from .overlay import draw_regions
+from .overlay import region_overlays
 from .sheet import contact_sheet
 
 
@@ -31,6 +31,8 @@ class PreviewItem:
     output: TransformOutput | None = None
     images: list[str] = field(default_factory=list)  # relative to the preview folder
     overlay: list[str] = field(default_factory=list)
+    #: For each ``overlay`` path, the index of the original image it is drawn on.
+    overlay_index: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -73,6 +75,58 @@ def _transforms(
         raise ConfigError(str(exc)) from None
 
 
+def _prepare_folder(out_dir: Path) -> Path:
+    """The preview folder; never a build output, whose assets it would replace."""
+    if (out_dir / "manifest.json").exists() or (out_dir / "state").exists():
+        raise ConfigError(
+            f"{out_dir} holds an abstain-build dataset; give preview a folder of its own"
+        )
+    if (out_dir / "assets").exists():
+        shutil.rmtree(out_dir / "assets")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir
+
+
+def _run_one(transform: Transform, sample: Sample, inputs: SampleInputs, seed: int) -> PreviewItem:
+    item = PreviewItem(transform=transform, status="ok")
+    try:
+        item.output = run_transform(transform, sample, inputs, seed)
+    except NotApplicable as reason:
+        item.status, item.reason = "not_applicable", str(reason)
+    except SampleError as error:
+        item.status, item.reason = "error", error.reason
+    except Exception as exc:  # shown in the page, not raised: the preview is for diagnosis
+        item.status, item.reason = "error", f"{type(exc).__name__}: {exc}"
+    if item.output is not None and not item.output.qc["passed"]:
+        item.status = "qc_failed"
+        item.reason = "; ".join(c["name"] for c in item.output.qc["checks"] if not c["passed"])
+    return item
+
+
+def _write_item(
+    item: PreviewItem,
+    store: AssetStore,
+    names: list[str],
+    originals: list[bytes],
+    original_paths: list[str],
+    pages: list[int],
+    dpi: int,
+) -> None:
+    """Result images (or the originals, for question rewrites) and the edited-regions overlays."""
+    assert item.output is not None
+    name = item.transform.name
+    if item.output.images is not None:
+        item.images = [
+            store.write(f"assets/{name}/{file.rsplit('.', 1)[0]}.png", png)
+            for file, png in zip(names, item.output.images, strict=True)
+        ]
+    else:
+        item.images = list(original_paths)
+    for index, png in region_overlays(originals, item.output.plan.edits.regions, pages, dpi):
+        item.overlay.append(store.write(f"assets/{name}/regions-{index + 1}.png", png))
+        item.overlay_index.append(index)
+
+
 def preview(
     source: str | Path,
     sample_id: str,
@@ -87,72 +141,42 @@ def preview(
     """Write ``index.html`` and ``contact_sheet.png`` for one sample into ``out``."""
     sample = find_sample(source, sample_id, format)
     chosen = _transforms(transforms, params or {}, plugins or [])
-    out_dir = Path(out)
-    if (out_dir / "assets").exists():
-        shutil.rmtree(out_dir / "assets")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = _prepare_folder(Path(out))
     store = AssetStore(out_dir)
     inputs = SampleInputs(sample, limits or InputLimits())
     try:
-        inputs.validate()
-    except SampleError as error:
-        raise ConfigError(f"sample {sample.id} cannot be previewed: {error.reason}") from None
-
-    if sample.document is not None:
-        pages = list(sample.evidence_pages)
-        originals = inputs.evidence_renders()
-        names = [f"page-{p:04d}.png" for p in pages]
-    else:
-        pages = []
-        originals = inputs.image_bytes()
-        names = [
-            f"{ref.key}.{ext}"
-            for ref, ext in zip(sample.images, inputs.image_extensions(), strict=True)
-        ]
-    original_paths = [
-        store.write(f"assets/original/{name}", data)
-        for name, data in zip(names, originals, strict=True)
-    ]
-
-    selection = select_transforms(sample, chosen)
-    items: list[PreviewItem] = [
-        PreviewItem(transform=t, status="not_applicable", reason=selection.not_applicable[t.name])
-        for t in chosen
-        if t.name in selection.not_applicable
-    ]
-    for transform in selection.candidates:
-        item = PreviewItem(transform=transform, status="ok")
         try:
-            item.output = run_transform(transform, sample, inputs, seed)
-        except NotApplicable as reason:
-            item.status, item.reason = "not_applicable", str(reason)
+            inputs.validate()
         except SampleError as error:
-            item.status, item.reason = "error", error.reason
-        except Exception as exc:  # shown in the page, not raised: the preview is for diagnosis
-            item.status, item.reason = "error", f"{type(exc).__name__}: {exc}"
-        if item.output is not None:
-            if not item.output.qc["passed"]:
-                item.status = "qc_failed"
-                item.reason = "; ".join(
-                    c["name"] for c in item.output.qc["checks"] if not c["passed"]
-                )
-            if item.output.images is not None:
-                item.images = [
-                    store.write(f"assets/{transform.name}/{name.rsplit('.', 1)[0]}.png", png)
-                    for name, png in zip(names, item.output.images, strict=True)
-                ]
-            else:
-                item.images = list(original_paths)
-            item.overlay = [
-                store.write(f"assets/{transform.name}/regions-{i + 1}.png", png)
-                for i, png in enumerate(
-                    draw_regions(
-                        originals, item.output.plan.edits.regions, pages, inputs.limits.dpi
-                    )
-                )
+            raise ConfigError(f"sample {sample.id} cannot be previewed: {error.reason}") from None
+        if sample.document is not None:
+            pages = list(sample.evidence_pages)
+            originals = inputs.evidence_renders()
+            names = [f"page-{p:04d}.png" for p in pages]
+        else:
+            pages = []
+            originals = inputs.image_bytes()
+            names = [
+                f"{ref.key}.{ext}"
+                for ref, ext in zip(sample.images, inputs.image_extensions(), strict=True)
             ]
-        items.append(item)
-    inputs.close()
+        original_paths = [
+            store.write(f"assets/original/{name}", data)
+            for name, data in zip(names, originals, strict=True)
+        ]
+        selection = select_transforms(sample, chosen)
+        items: list[PreviewItem] = [
+            PreviewItem(t, status="not_applicable", reason=selection.not_applicable[t.name])
+            for t in chosen
+            if t.name in selection.not_applicable
+        ]
+        for transform in selection.candidates:
+            item = _run_one(transform, sample, inputs, seed)
+            if item.output is not None:
+                _write_item(item, store, names, originals, original_paths, pages, inputs.limits.dpi)
+            items.append(item)
+    finally:
+        inputs.close()
     order = {t.name: i for i, t in enumerate(chosen)}
     items.sort(key=lambda it: (it.status != "ok", order[it.transform.name]))
 

@@ -11,13 +11,20 @@ from .base import (
     TransformContext,
 )
 from .params import Param, ParamError
-from .registry import RegistryError, get_registry, register_transform, transforms
+from .registry import (
+    InvalidTransformError,
+    RegistryError,
+    get_registry,
+    register_transform,
+    transforms,
+)
 
 __all__ = [
     "DocumentTransform",
     "Edits",
     "ImagePlan",
     "ImageTransform",
+    "InvalidTransformError",
     "NotApplicable",
     "PageCrop",
     "Param",

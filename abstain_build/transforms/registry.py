@@ -24,6 +24,10 @@ class RegistryError(LookupError):
     """An unknown name, a name clash, or a plugin that does not load."""
 
 
+class InvalidTransformError(RegistryError, TypeError):
+    """A transform class whose declaration (name, family, axis, target, params) is invalid."""
+
+
 class TransformRegistry:
     def __init__(self, group: str = ENTRY_POINT_GROUP) -> None:
         self.group = group
@@ -39,7 +43,12 @@ class TransformRegistry:
         def decorate(klass: type[Transform]) -> type[Transform]:
             if not (isinstance(klass, type) and issubclass(klass, Transform)):
                 raise RegistryError(f"{klass!r} is not a Transform subclass")
-            klass.validate_class()
+            try:
+                klass.validate_class()
+            except TypeError as exc:
+                raise InvalidTransformError(
+                    f"cannot register {klass.__module__}.{klass.__qualname__}: {exc}"
+                ) from None
             existing = self._classes.get(klass.name)
             if existing is not None and existing is not klass and not override:
                 raise RegistryError(
@@ -103,7 +112,10 @@ class TransformRegistry:
             return self._classes[name]
         except KeyError:
             close = difflib.get_close_matches(name, list(self._classes), n=3)
-            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            if close:
+                hint = f" (did you mean {', '.join(close)}?)"
+            else:
+                hint = f" (registered: {', '.join(self.names()) or 'none'})"
             raise RegistryError(f"unknown transform {name!r}{hint}") from None
 
     def origin(self, name: str) -> str:

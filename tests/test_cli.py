@@ -1,0 +1,315 @@
+"""The command line: registry listing, usage errors, samples, version and config files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from abstain_build import __version__
+from abstain_build.model import FAMILIES
+from abstain_build.transforms import get_registry
+
+from .conftest import FIXTURES, read_jsonl, run_cli
+
+BUILTINS = ("adaptive_darkness", "hide_evidence_page", "temporal_drift")
+
+
+def assert_usage_error(done, *fragments: str) -> None:
+    """Exit 2, one line on stderr that says what is wrong, no traceback."""
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr + done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("error:"), lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
+@pytest.fixture(scope="module")
+def listed() -> list[dict]:
+    done = run_cli("transforms", "list", "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+# --- transforms list / show -------------------------------------------------------------------
+
+
+def test_transforms_list_json_describes_every_builtin(listed: list[dict]) -> None:
+    by_name = {row["name"]: row for row in listed}
+    assert set(BUILTINS) <= set(by_name)
+    for name in BUILTINS:
+        assert by_name[name]["origin"] == "builtin"
+
+
+def test_transforms_list_json_rows_have_the_documented_keys(listed: list[dict]) -> None:
+    assert isinstance(listed, list) and listed
+    for row in listed:
+        assert {"name", "family", "axis", "target", "origin", "params"} <= set(row), row
+        assert row["family"] in FAMILIES[row["axis"]], row
+        assert row["target"] in ("image", "document", "question"), row
+        assert isinstance(row["params"], dict)
+
+
+def test_transforms_list_json_matches_the_registry(listed: list[dict]) -> None:
+    registry = get_registry()
+    expected = {name for name in registry.names() if registry.origin(name) == "builtin"}
+    assert {row["name"] for row in listed if row["origin"] == "builtin"} == expected
+
+
+def test_transforms_list_table_shows_each_full_name(listed: list[dict]) -> None:
+    done = run_cli("transforms", "list")
+    assert done.returncode == 0, done.stderr
+    for row in listed:
+        assert row["name"] in done.stdout
+
+
+def test_transforms_list_table_is_not_truncated_when_piped(listed: list[dict]) -> None:
+    done = run_cli("transforms", "list", env={"COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout
+    for row in listed:
+        assert row["family"] in done.stdout
+        assert row["axis"] in done.stdout
+
+
+def test_transforms_show_json_gives_defaults_and_bounds() -> None:
+    done = run_cli("transforms", "show", "temporal_drift", "--json")
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout)
+    assert info["name"] == "temporal_drift"
+    declared = get_registry().get("temporal_drift").params
+    assert set(info["params"]) == set(declared)
+    for name, spec in declared.items():
+        shown = info["params"][name]
+        assert shown["default"] == spec.default
+        assert shown["low"] == spec.low
+        assert shown["high"] == spec.high
+        assert shown["choices"] == (list(spec.choices) if spec.choices is not None else None)
+    assert info["params"]["min_gap"]["low"] is not None
+    assert info["params"]["direction"]["choices"]
+
+
+def test_transforms_show_table_lists_parameters() -> None:
+    done = run_cli("transforms", "show", "temporal_drift")
+    assert done.returncode == 0, done.stderr
+    for name in ("min_gap", "max_gap", "direction"):
+        assert name in done.stdout
+
+
+def test_transforms_show_unknown_name_is_a_one_line_error_listing_known_names() -> None:
+    done = run_cli("transforms", "show", "nope")
+    assert_usage_error(done, "nope", *BUILTINS)
+
+
+def test_transforms_show_misspelt_name_suggests_the_close_one() -> None:
+    done = run_cli("transforms", "show", "temporal_drfit")
+    assert_usage_error(done, "temporal_drfit", "did you mean temporal_drift")
+
+
+# --- transform usage errors -------------------------------------------------------------------
+
+
+def test_transform_unknown_name_is_refused_with_suggestion(tmp_path: Path) -> None:
+    done = run_cli(
+        "transform", "fixtures/mmmu", "--out", str(tmp_path / "o"), "-t", "adaptive_darknes"
+    )
+    assert_usage_error(done, "adaptive_darknes", "did you mean adaptive_darkness")
+
+
+def test_transform_bad_param_syntax_is_refused(tmp_path: Path) -> None:
+    done = run_cli(
+        "transform", "fixtures/mmmu", "--out", str(tmp_path / "o"), "--param", "divisor=12"
+    )
+    assert_usage_error(done, "divisor=12", "NAME.KEY=VALUE")
+
+
+def test_transform_param_outside_bounds_is_refused(tmp_path: Path) -> None:
+    args = ["--param", "adaptive_darkness.divisor=1000"]
+    done = run_cli("transform", "fixtures/mmmu", "--out", str(tmp_path / "o"), *args)
+    assert_usage_error(done, "adaptive_darkness.divisor", "maximum")
+
+
+def test_transform_zero_workers_is_refused(tmp_path: Path) -> None:
+    done = run_cli("transform", "fixtures/mmmu", "--out", str(tmp_path / "o"), "--workers", "0")
+    assert_usage_error(done, "workers")
+
+
+def test_transform_without_out_is_refused() -> None:
+    done = run_cli("transform", "fixtures/mmmu")
+    assert_usage_error(done, "out")
+
+
+def test_transform_missing_source_is_refused(tmp_path: Path) -> None:
+    done = run_cli("transform", str(tmp_path / "nowhere"), "--out", str(tmp_path / "o"))
+    assert_usage_error(done, "nowhere", "does not exist")
+
+
+def test_transform_unknown_config_key_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "build.toml"
+    config.write_text('source = "x"\nsead = 3\n', encoding="utf-8")
+    done = run_cli("transform", "--config", str(config), "--out", str(tmp_path / "o"))
+    assert_usage_error(done, "sead")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-t", "adaptive_darknes"],
+        ["--param", "adaptive_darkness.divisor=1000"],
+        ["--workers", "0"],
+    ],
+    ids=["unknown-transform", "param-bounds", "workers"],
+)
+def test_refused_run_writes_no_output_folder(tmp_path: Path, args: list[str]) -> None:
+    out = tmp_path / "o"
+    done = run_cli("transform", "fixtures/mmmu", "--out", str(out), *args)
+    assert done.returncode == 2
+    assert not out.exists()
+
+
+# --- version and samples ----------------------------------------------------------------------
+
+
+def test_version_prints_the_package_version() -> None:
+    done = run_cli("--version")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"abstain-build {__version__}"
+
+
+def test_samples_lists_thirteen_records_with_one_skipped() -> None:
+    done = run_cli("samples", "fixtures/mmlongbench-doc")
+    assert done.returncode == 0, done.stderr
+    header, *rows = done.stdout.strip().splitlines()
+    assert "13 records" in header
+    assert len(rows) == 13
+    statuses = [row.split()[1] for row in rows]
+    assert statuses.count("skipped") == 1
+    assert statuses.count("ok") == 12
+
+
+def test_samples_json_prints_one_object_per_line() -> None:
+    done = run_cli("samples", "fixtures/mmlongbench-doc", "--json")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 13
+    rows = [json.loads(line) for line in lines]
+    assert all({"id", "status", "question", "detail"} <= set(row) for row in rows)
+    assert [row["status"] for row in rows].count("skipped") == 1
+    assert len({row["id"] for row in rows}) == 13
+
+
+# --- config files -----------------------------------------------------------------------------
+
+BUILD_FLAGS = [
+    "--seed",
+    "3",
+    "--limit",
+    "3",
+    "--transforms",
+    "adaptive_darkness",
+    "--no-routing",
+    "--param",
+    "adaptive_darkness.divisor=12",
+]
+BUILD_TOML = """\
+source = "../data/mmmu"
+out = "../runs/from-config"
+seed = 3
+limit = 3
+transforms = ["adaptive_darkness"]
+routing = "none"
+
+[transform_params.adaptive_darkness]
+divisor = 12
+"""
+
+
+@pytest.fixture(scope="module")
+def config_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """data/mmmu (a copy of the fixture), conf/build.toml, and three builds under runs/."""
+    root = tmp_path_factory.mktemp("config")
+    shutil.copytree(FIXTURES / "mmmu", root / "data" / "mmmu")
+    config = root / "conf" / "build.toml"
+    config.parent.mkdir()
+    config.write_text(BUILD_TOML, encoding="utf-8")
+    # a working directory where "../data/mmmu" would mean root/deep/data/mmmu (absent)
+    elsewhere = root / "deep" / "er"
+    elsewhere.mkdir(parents=True)
+    runs = [
+        run_cli("transform", "--config", str(config), "--quiet", cwd=elsewhere),
+        run_cli(
+            "transform",
+            str(root / "data" / "mmmu"),
+            "--out",
+            str(root / "runs" / "from-flags"),
+            "--quiet",
+            *BUILD_FLAGS,
+        ),
+        run_cli(
+            "transform",
+            "--config",
+            str(config),
+            "--out",
+            str(root / "runs" / "overridden"),
+            "--seed",
+            "4",
+            "--quiet",
+            cwd=elsewhere,
+        ),
+    ]
+    for done in runs:
+        assert done.returncode == 0, done.stderr
+    return root
+
+
+def test_config_relative_paths_resolve_from_the_config_folder(config_project: Path) -> None:
+    out = config_project / "runs" / "from-config"
+    assert (out / "data.jsonl").is_file()
+    assert not (config_project / "deep" / "runs").exists()
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert Path(manifest["config"]["source"]) == (config_project / "data" / "mmmu").resolve()
+
+
+def test_config_file_gives_the_same_data_as_the_equivalent_flags(config_project: Path) -> None:
+    from_config = (config_project / "runs" / "from-config" / "data.jsonl").read_bytes()
+    from_flags = (config_project / "runs" / "from-flags" / "data.jsonl").read_bytes()
+    assert from_config
+    assert from_config == from_flags
+
+
+def test_command_line_flags_override_the_config_file(config_project: Path) -> None:
+    out = config_project / "runs" / "overridden"
+    config = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["config"]
+    assert config["seed"] == 4
+    assert config["out"] == str(out.resolve())
+    # what the flags did not override still comes from the file
+    assert config["limit"] == 3
+    assert config["transform_params"] == {"adaptive_darkness": {"divisor": 12}}
+    base = (config_project / "runs" / "from-config" / "data.jsonl").read_bytes()
+    assert (out / "data.jsonl").read_bytes() != base
+
+
+def test_param_flag_values_are_typed_like_toml(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = run_cli(
+        "transform",
+        "fixtures/mmmu",
+        "--out",
+        str(out),
+        "--limit",
+        "1",
+        "-q",
+        "--transforms",
+        "adaptive_darkness",
+        "--param",
+        "adaptive_darkness.divisor=12",
+    )
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["transform_params"] == {"adaptive_darkness": {"divisor": 12}}
+    (record,) = [r for r in read_jsonl(out / "data.jsonl") if r["transform"]]
+    assert json.loads(record["transform"]["params"])["divisor"] == 12.0

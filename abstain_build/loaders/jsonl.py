@@ -14,6 +14,7 @@ Schema (README, "Bring your own data")::
 
 from __future__ import annotations
 
+import abc
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -76,9 +77,8 @@ def count_json_lines(path: Path) -> int:
         return sum(1 for line in handle if line.strip())
 
 
-class JsonlSource(Source):
-    dataset = "jsonl"
-    layout = "jsonl"
+class JsonLinesSource(Source):
+    """One record per line; a malformed line becomes an error record and reading goes on."""
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
@@ -98,18 +98,7 @@ class JsonlSource(Source):
             if error is not None:
                 yield self.problem(ids(f"line-{line_number:05d}"), error, info)
                 continue
-            wanted = (
-                info.source_id
-                if info.source_id
-                else content_id(
-                    "item",
-                    record.get("question"),
-                    record.get("answer"),
-                    record.get("pdf"),
-                    record.get("images"),
-                )
-            )
-            sample_id = ids(wanted)
+            sample_id = ids(info.source_id or self._wanted_id(record, line_number))
             if str(record.get("answer", "")).strip().lower() in UNANSWERABLE_MARKERS:
                 yield self.problem(
                     sample_id, load_error("already unanswerable in the source"), info, skip=True
@@ -119,6 +108,28 @@ class JsonlSource(Source):
                 yield self._sample(sample_id, record, info)
             except SampleError as error:
                 yield self.problem(sample_id, error, info)
+
+    @abc.abstractmethod
+    def _wanted_id(self, record: dict[str, Any], line_number: int) -> str:
+        """An id for a record that has none of its own."""
+
+    @abc.abstractmethod
+    def _sample(self, sample_id: str, record: dict[str, Any], info: SourceInfo) -> Sample:
+        """The sample a record describes; raises ``SampleError`` with a clear reason."""
+
+
+class JsonlSource(JsonLinesSource):
+    dataset = "jsonl"
+    layout = "jsonl"
+
+    def _wanted_id(self, record: dict[str, Any], line_number: int) -> str:
+        return content_id(
+            "item",
+            record.get("question"),
+            record.get("answer"),
+            record.get("pdf"),
+            record.get("images"),
+        )
 
     def _sample(self, sample_id: str, record: dict[str, Any], info: SourceInfo) -> Sample:
         missing = [key for key in ("question", "answer") if key not in record]

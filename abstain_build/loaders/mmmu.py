@@ -21,7 +21,7 @@ from .common import (
     required_answer,
     resolve_inside,
 )
-from .jsonl import count_json_lines, iter_json_lines
+from .jsonl import JsonLinesSource
 
 MAX_IMAGES = 7
 PLACEHOLDER = re.compile(r"<image\s*(\d+)>", re.IGNORECASE)
@@ -136,48 +136,27 @@ class MMMUParquetSource(_MMMUBase):
         return refs
 
 
-class MMMUJsonlSource(_MMMUBase):
+class MMMUJsonlSource(JsonLinesSource, _MMMUBase):
     """The MMMU repository's JSONL tool layout: ``image_N`` paths relative to the file."""
 
     layout = "mmmu-jsonl"
 
     def __init__(self, path: Path) -> None:
-        super().__init__(path)
-        self.file = path if path.is_file() else path / "samples.jsonl"
+        super().__init__(path if path.is_file() else path / "samples.jsonl")
 
-    def record_files(self) -> list[Path]:
-        return [self.file]
+    def _sample(self, sample_id: str, record: dict[str, Any], info: SourceInfo) -> Sample:
+        images = [
+            ImageRef(
+                key=f"image_{n}",
+                path=resolve_inside(self.root, str(record[f"image_{n}"]), f"image_{n}"),
+                name=Path(str(record[f"image_{n}"])).name,
+            )
+            for n in range(1, MAX_IMAGES + 1)
+            if record.get(f"image_{n}")
+        ]
+        return self._build(sample_id, record, info, images)
 
-    def count(self) -> int:
-        return count_json_lines(self.file)
-
-    def __iter__(self) -> Iterator[LoadedItem]:
-        ids = IdAllocator()
-        relative = self.relative(self.file)
-        for index, line_number, record, error in iter_json_lines(self.file):
-            info = SourceInfo(self.dataset, self.layout, relative, index)
-            if error is not None:
-                yield self.problem(ids(f"line-{line_number:05d}"), error, info)
-                continue
-            sample_id = ids(self._wanted_id(record, line_number))
-            try:
-                images = [
-                    ImageRef(
-                        key=f"image_{n}",
-                        path=resolve_inside(self.root, str(record[f"image_{n}"]), f"image_{n}"),
-                        name=Path(str(record[f"image_{n}"])).name,
-                    )
-                    for n in range(1, MAX_IMAGES + 1)
-                    if record.get(f"image_{n}")
-                ]
-                yield self._build(sample_id, record, info, images)
-            except SampleError as error:
-                yield self.problem(sample_id, error, info)
-
-    @staticmethod
-    def _wanted_id(record: dict[str, Any], line_number: int) -> str:
-        if given_id(record):
-            return str(given_id(record))
+    def _wanted_id(self, record: dict[str, Any], line_number: int) -> str:
         first = record.get("image_1")
         if isinstance(first, str) and first:
             return re.sub(r"_1$", "", Path(first).stem)

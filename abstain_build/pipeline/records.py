@@ -24,17 +24,6 @@ def json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _base(sample: Sample) -> dict[str, Any]:
-    return {
-        "group_id": sample.id,
-        "axis": sample.axis,
-        "options": list(sample.options),
-        "original_answer": sample.answer,
-        "answer_format": sample.answer_format,
-        "evidence_pages": list(sample.evidence_pages),
-    }
-
-
 def _source(sample: Sample) -> dict[str, Any]:
     info = sample.source
     return {
@@ -47,27 +36,46 @@ def _source(sample: Sample) -> dict[str, Any]:
     }
 
 
-def control_record(sample: Sample, assets: ControlAssets) -> dict[str, Any]:
-    base = _base(sample)
+def _record(
+    sample: Sample,
+    variant: str,
+    question: str,
+    images: list[str],
+    document: str | None,
+    transform: dict[str, Any] | None,
+    routing: dict[str, Any] | None,
+    qc: dict[str, Any],
+) -> dict[str, Any]:
+    """One row, keys in the order of ``abstain_build.schema.RECORD``."""
+    answerable = transform is None
     return {
-        "id": f"{sample.id}/original",
-        "group_id": base["group_id"],
-        "answerable": True,
-        "axis": base["axis"],
-        "question": sample.question,
-        "options": base["options"],
-        "answer": sample.answer,
-        "original_answer": base["original_answer"],
-        "answer_format": base["answer_format"],
-        "images": assets.images,
-        "document": assets.document,
-        "evidence_pages": base["evidence_pages"],
-        "transform": None,
-        "routing": None,
-        "qc": {"status": "control", "preliminary": None, "judges": []},
+        "id": f"{sample.id}/{variant}",
+        "group_id": sample.id,
+        "answerable": answerable,
+        "axis": sample.axis,
+        "question": question,
+        "options": list(sample.options),
+        "answer": sample.answer if answerable else None,
+        "original_answer": sample.answer,
+        "answer_format": sample.answer_format,
+        "images": images,
+        "document": document,
+        "evidence_pages": list(sample.evidence_pages),
+        "transform": None
+        if transform is None
+        else dict(transform, params=json_text(transform["params"])),
+        "routing": routing,
+        "qc": qc,
         "source": _source(sample),
         "metadata": json_text(sample.metadata),
     }
+
+
+def control_record(sample: Sample, assets: ControlAssets) -> dict[str, Any]:
+    qc = {"status": "control", "preliminary": None, "judges": []}
+    return _record(
+        sample, "original", sample.question, assets.images, assets.document, None, None, qc
+    )
 
 
 def perturbed_record(
@@ -79,24 +87,6 @@ def perturbed_record(
     routing: dict[str, Any],
     preliminary: dict[str, Any],
 ) -> dict[str, Any]:
-    base = _base(sample)
-    return {
-        "id": f"{sample.id}/{transform['name']}",
-        "group_id": base["group_id"],
-        "answerable": False,
-        "axis": base["axis"],
-        "question": question,
-        "options": base["options"],
-        "answer": None,
-        "original_answer": base["original_answer"],
-        "answer_format": base["answer_format"],
-        "images": images,
-        "document": document,
-        "evidence_pages": base["evidence_pages"],
-        "transform": dict(transform, params=json_text(transform["params"])),
-        "routing": routing,
-        # Dual-judge QC is not configured: the item passed the structural checks only.
-        "qc": {"status": "unverified", "preliminary": preliminary, "judges": []},
-        "source": _source(sample),
-        "metadata": json_text(sample.metadata),
-    }
+    # No judge models are configured: the item passed the structural checks only.
+    qc = {"status": "unverified", "preliminary": preliminary, "judges": []}
+    return _record(sample, transform["name"], question, images, document, transform, routing, qc)

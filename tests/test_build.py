@@ -332,3 +332,67 @@ def test_folder_loads_with_the_schema_from_the_card_even_in_tiny_blocks(doc_runs
         chunksize=256,
     )
     assert by_features["id"] == expected
+
+
+CRASHING_PLUGIN = """
+import os
+from abstain_build.model import MODALITY
+from abstain_build.transforms import ImagePlan, ImageTransform, register_transform
+
+
+@register_transform
+class CrashOnLine(ImageTransform):
+    name = "crash_on_line_chart"
+    family = "occlusion_ambiguity"
+    axis = MODALITY
+    description = "Kills its process on one sample, as a segfault in a native library would."
+
+    def plan_image(self, image, index, rng, ctx):
+        if ctx.sample.id == "fixture_chart_line":
+            os._exit(70)
+        return ImagePlan(params={})
+
+    def apply_image(self, image, params):
+        return 255 - image
+"""
+
+
+def test_a_sample_that_kills_its_worker_gets_an_error_and_the_run_goes_on(
+    tmp_path: Path, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "crashing_plugin.py").write_text(CRASHING_PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from abstain_build.transforms import transforms
+
+    try:
+        result = build(
+            BuildConfig(
+                source=str(fixtures_dir / "mmmu"),
+                out=str(tmp_path / "out"),
+                transforms=["crash_on_line_chart"],
+                plugins=["crashing_plugin"],
+                workers=2,
+                progress=False,
+            )
+        )
+    finally:
+        transforms.unregister("crash_on_line_chart")
+    errors = read_jsonl(tmp_path / "out" / "errors.jsonl")
+    assert [(e["sample_id"], e["stage"]) for e in errors] == [("fixture_chart_line", "worker")]
+    assert "worker process died" in errors[0]["reason"]
+    emitted = {r["group_id"] for r in read_jsonl(tmp_path / "out" / "data.jsonl")}
+    assert len(emitted) == 7 and "fixture_chart_line" not in emitted
+    assert result.exit_code == 1
+
+
+def test_a_changed_source_is_not_mixed_into_an_existing_build(
+    tmp_path: Path, fixtures_dir: Path
+) -> None:
+    source = tmp_path / "mmlbd"
+    shutil.copytree(fixtures_dir / "mmlongbench-doc", source)
+    out = tmp_path / "out"
+    build(BuildConfig(source=str(source), out=str(out), limit=2, progress=False))
+    records = json.loads((source / "samples.json").read_text())
+    (source / "samples.json").write_text(json.dumps(records[::-1]))
+    with pytest.raises(ConfigError, match="source_files_sha256"):
+        build(BuildConfig(source=str(source), out=str(out), limit=2, progress=False))

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
 import platform
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,15 +22,9 @@ from ..transforms.registry import RegistryError, get_registry
 from .assets import atomic_write
 from .card import CHART_FILE, dataset_card, transform_chart
 from .output import RunOutput
+from .parallel import ordered_outcomes
 from .summary import BuildCounts, count_entries
-from .worker import (
-    JobSpec,
-    SampleOutcome,
-    SampleProcessor,
-    init_worker,
-    outcome_for_problem,
-    process_in_worker,
-)
+from .worker import JobSpec
 
 #: Called after each committed sample with (done, total).
 ProgressCallback = Callable[[int, int], None]
@@ -100,36 +91,6 @@ def _limited(source: Source, limit: int | None) -> Iterator[Any]:
         yield item
 
 
-def _ordered_outcomes(items: Iterable[Any], job: JobSpec, workers: int) -> Iterator[SampleOutcome]:
-    """Outcomes in source order, whatever order the workers finish in."""
-    if workers <= 1:
-        processor = SampleProcessor(job)
-        for item in items:
-            yield outcome_for_problem(item) if isinstance(item, SampleProblem) else processor(item)
-        return
-    window = 2 * workers + 2  # bounded look-ahead keeps memory flat on large sources
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=init_worker, initargs=(job,)
-    ) as pool:
-        pending: deque[Future[SampleOutcome]] = deque()
-        try:
-            for item in items:
-                if isinstance(item, SampleProblem):
-                    done: Future[SampleOutcome] = Future()
-                    done.set_result(outcome_for_problem(item))
-                    pending.append(done)
-                else:
-                    pending.append(pool.submit(process_in_worker, item))
-                while len(pending) >= window:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-
-
 def _environment() -> dict[str, str]:
     import numpy
     import PIL
@@ -154,7 +115,10 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
     resolved = dict(config.to_dict(), source=str(Path(config.source).resolve()))
     resolved["out"] = str(Path(config.out).resolve())
     resolved["overwrite"] = False
-    done_entries = out.prepare(config.fingerprint(), config.overwrite)
+    record_hashes = source.fingerprint()
+    # A changed source must not be mixed into a build of the old one.
+    fingerprint = dict(config.fingerprint(), source_files_sha256=record_hashes)
+    done_entries = out.prepare(fingerprint, config.overwrite)
     done_ids = {entry["id"] for entry in done_entries}
     total = source.count()
     if config.limit is not None:
@@ -169,7 +133,7 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
             "path": resolved["source"],
             "dataset": source.dataset,
             "layout": source.layout,
-            "record_files_sha256": source.fingerprint(),
+            "record_files_sha256": record_hashes,
             "records": total,
         },
         "models": {"llm": None, "judges": [], "mode": OFFLINE_MODE},
@@ -185,7 +149,7 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
     if progress:
         progress(processed, total)
     try:
-        for outcome in _ordered_outcomes(pending_items, job, config.workers):
+        for outcome in ordered_outcomes(pending_items, job, config.workers):
             out.commit(outcome)
             processed += 1
             if progress:

@@ -1,0 +1,111 @@
+"""Running samples in worker processes: results in source order, and crashes contained.
+
+A sample that kills its worker (a crash inside a native library, the kernel's OOM killer)
+breaks the whole process pool. The pool is then rebuilt; the sample at the head of the
+queue is retried alone in a fresh process, so a crash is pinned on the sample that causes
+it, which gets an error record, and the others are simply resubmitted.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from ..model import SampleProblem
+from .worker import (
+    JobSpec,
+    SampleOutcome,
+    SampleProcessor,
+    init_worker,
+    outcome_for_problem,
+    process_in_worker,
+)
+
+CRASH_REASON = (
+    "the worker process died while processing this sample (a crash in a native library,"
+    " or killed for using too much memory); it was retried alone and died again"
+)
+
+
+def _resolved(outcome: SampleOutcome) -> Future[SampleOutcome]:
+    future: Future[SampleOutcome] = Future()
+    future.set_result(outcome)
+    return future
+
+
+class OrderedPool:
+    """Process samples with ``workers`` processes; yield outcomes in the order given."""
+
+    def __init__(self, job: JobSpec, workers: int) -> None:
+        self.job = job
+        self.workers = workers
+        self.window = 2 * workers + 2  # bounded look-ahead keeps memory flat on large sources
+        self.context = multiprocessing.get_context("spawn")
+        self.pool = self._new_pool(workers)
+        self.restarts = 0
+
+    def _new_pool(self, workers: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=self.context,
+            initializer=init_worker,
+            initargs=(self.job,),
+        )
+
+    def _submit(self, item: Any) -> Future[SampleOutcome]:
+        if isinstance(item, SampleProblem):
+            return _resolved(outcome_for_problem(item))
+        return self.pool.submit(process_in_worker, item)
+
+    def run(self, items: Iterable[Any]) -> Iterator[SampleOutcome]:
+        pending: deque[tuple[Any, Future[SampleOutcome]]] = deque()
+        try:
+            for item in items:
+                pending.append((item, self._submit(item)))
+                while len(pending) >= self.window:
+                    yield self._take(pending)
+            while pending:
+                yield self._take(pending)
+        finally:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def _take(self, pending: deque[tuple[Any, Future[SampleOutcome]]]) -> SampleOutcome:
+        item, future = pending.popleft()
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            pass
+        self.restarts += 1
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        outcome = self._alone(item)
+        self.pool = self._new_pool(self.workers)
+        for index, (other, other_future) in enumerate(pending):
+            finished = other_future.done() and other_future.exception() is None
+            if not finished:
+                pending[index] = (other, self._submit(other))
+        return outcome
+
+    def _alone(self, item: Any) -> SampleOutcome:
+        """Retry one sample in a process of its own: did it, or a neighbour, crash the pool?"""
+        with self._new_pool(1) as solo:
+            try:
+                return solo.submit(process_in_worker, item).result()
+            except BrokenProcessPool:
+                problem = SampleProblem(
+                    sample_id=item.id, stage="worker", reason=CRASH_REASON, source=item.source
+                )
+                return SampleOutcome(sample_id=item.id, problems=[problem])
+
+
+def ordered_outcomes(items: Iterable[Any], job: JobSpec, workers: int) -> Iterator[SampleOutcome]:
+    """Outcomes in source order. One worker runs in this process (simplest to debug)."""
+    if workers <= 1:
+        processor = SampleProcessor(job)
+        for item in items:
+            yield outcome_for_problem(item) if isinstance(item, SampleProblem) else processor(item)
+        return
+    yield from OrderedPool(job, workers).run(items)

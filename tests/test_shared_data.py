@@ -1,0 +1,97 @@
+"""Builds on the real MMLongBench-Doc and MMMU copies in ../shared/data (skipped without them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+from PIL import Image
+
+from abstain_build import BuildConfig, build
+from abstain_build.transforms.functional.timeref import coverage, find_years
+
+from .conftest import read_jsonl
+
+
+@pytest.fixture(scope="module")
+def mmlbd_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
+    from .conftest import SHARED_DATA
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"{SHARED_DATA} is absent (real MMLongBench-Doc / MMMU copies)")
+    out = tmp_path_factory.mktemp("real") / "mmlbd"
+    config = BuildConfig(
+        source=str(SHARED_DATA / "mmlongbench-doc"),
+        out=str(out),
+        seed=7,
+        workers=2,
+        limit=45,
+        progress=False,
+    )
+    return out, build(config)
+
+
+def test_real_documents_build_without_errors(mmlbd_run) -> None:
+    out, result = mmlbd_run
+    assert read_jsonl(out / "errors.jsonl") == []
+    assert result.exit_code == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["records_in"] == 45
+    assert (
+        manifest["counts"]["items"]["answerable"] + sum(manifest["counts"]["skipped"].values())
+        == 45
+    )
+
+
+def test_real_hidden_pages_are_blank_in_pixels_and_text(mmlbd_run) -> None:
+    out, _ = mmlbd_run
+    checked = 0
+    for record in read_jsonl(out / "data.jsonl"):
+        if not record["transform"] or record["transform"]["name"] != "hide_evidence_page":
+            continue
+        document = pymupdf.open(out / record["document"])
+        hidden = record["transform"]["edits"]["pages_hidden"]
+        for number, image in zip(record["evidence_pages"], record["images"], strict=True):
+            if number in hidden:
+                assert document[number - 1].get_text().strip() == ""
+                assert np.asarray(Image.open(out / image).convert("L")).min() == 255
+                checked += 1
+    assert checked >= 30
+
+
+def test_real_temporal_drift_leaves_the_documents_period(mmlbd_run) -> None:
+    out, _ = mmlbd_run
+    drifted = [
+        r
+        for r in read_jsonl(out / "data.jsonl")
+        if r["transform"] and r["transform"]["name"] == "temporal_drift"
+    ]
+    assert drifted, "some real questions name a year"
+    for record in drifted:
+        with pymupdf.open(out / record["document"]) as document:
+            covered = coverage(page.get_text() for page in document)
+        for mention in find_years(record["question"]):
+            assert not covered.first <= mention.year <= covered.last, record["question"]
+
+
+def test_real_mmmu_parquet_items_are_darkened(shared_data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "mmmu"
+    result = build(
+        BuildConfig(source=str(shared_data / "mmmu" / "hf-parquet"), out=str(out), progress=False)
+    )
+    assert result.exit_code == 0
+    records = read_jsonl(out / "data.jsonl")
+    assert sum(r["answerable"] for r in records) == 11
+    controls = {r["group_id"]: r for r in records if r["answerable"]}
+    for record in records:
+        if record["answerable"]:
+            continue
+        assert record["transform"]["name"] == "adaptive_darkness"
+        original = np.asarray(
+            Image.open(out / controls[record["group_id"]]["images"][0]).convert("RGB"), float
+        )
+        dark = np.asarray(Image.open(out / record["images"][0]).convert("RGB"), float)
+        assert abs(dark.mean() - original.mean() / 15) < 0.6

@@ -15,7 +15,7 @@ from .media.pdf import DEFAULT_DPI
 ROUTING_MODES = ("none",)
 
 #: Settings that do not change what is written, so a resumed run may differ in them.
-NOT_FINGERPRINTED = frozenset({"out", "workers", "overwrite", "progress"})
+NOT_FINGERPRINTED = frozenset({"out", "workers", "overwrite"})
 
 
 @dataclass
@@ -35,7 +35,6 @@ class BuildConfig:
     max_pixels: int = DEFAULT_MAX_PIXELS
     dpi: int = DEFAULT_DPI
     overwrite: bool = False
-    progress: bool = True
 
     def __post_init__(self) -> None:
         if self.workers < 1:

@@ -99,9 +99,7 @@ def bad_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def bad_run(bad_dataset: Path, tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("bad-out") / "run"
-    result = build(
-        BuildConfig(source=str(bad_dataset / "data.jsonl"), out=str(out), progress=False)
-    )
+    result = build(BuildConfig(source=str(bad_dataset / "data.jsonl"), out=str(out)))
     errors = {e["sample_id"]: e for e in read_jsonl(out / "errors.jsonl")}
     return result, out, errors
 
@@ -187,7 +185,7 @@ def test_mmlongbench_record_problems_are_per_sample(tmp_path: Path) -> None:
         dict(record, doc_id="../../secret.pdf", question="Escape?"),
     ]
     (root / "samples.json").write_text(json.dumps(records))
-    result = build(BuildConfig(source=str(root), out=str(tmp_path / "out"), progress=False))
+    result = build(BuildConfig(source=str(root), out=str(tmp_path / "out")))
     reasons = [e["reason"] for e in read_jsonl(tmp_path / "out" / "errors.jsonl")]
     assert any("evidence_pages is empty" in r for r in reasons)
     assert any("page 0 is invalid" in r for r in reasons)
@@ -217,7 +215,6 @@ def test_paletted_and_grayscale_images_are_accepted(tmp_path: Path) -> None:
             source=str(root / "data.jsonl"),
             out=str(tmp_path / "out"),
             transforms=["adaptive_darkness"],
-            progress=False,
         )
     )
     assert result.exit_code == 0

@@ -39,7 +39,6 @@ def doc_runs(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path = ROOT
             out=str(base / f"w{workers}"),
             seed=7,
             workers=workers,
-            progress=False,
         )
         results[workers] = build(config)
     return base, results
@@ -62,7 +61,6 @@ def test_image_fixture_is_identical_across_workers_too(tmp_path: Path, fixtures_
                 out=str(out),
                 seed=3,
                 workers=workers,
-                progress=False,
             )
         )
         digests.append(tree_digest(out))
@@ -74,11 +72,7 @@ def test_another_seed_changes_the_randomised_choices(
 ) -> None:
     base, _ = doc_runs
     out = tmp_path / "seed8"
-    build(
-        BuildConfig(
-            source=str(fixtures_dir / "mmlongbench-doc"), out=str(out), seed=8, progress=False
-        )
-    )
+    build(BuildConfig(source=str(fixtures_dir / "mmlongbench-doc"), out=str(out), seed=8))
     seeds_7 = [
         r["transform"]["seed"] for r in read_jsonl(base / "w1" / "data.jsonl") if r["transform"]
     ]
@@ -173,9 +167,7 @@ def test_dataset_card_tables_match_the_data(doc_runs) -> None:
 
 def test_a_different_config_on_an_existing_output_is_refused(doc_runs, fixtures_dir: Path) -> None:
     base, _ = doc_runs
-    config = BuildConfig(
-        source=str(fixtures_dir / "mmlongbench-doc"), out=str(base / "w1"), seed=8, progress=False
-    )
+    config = BuildConfig(source=str(fixtures_dir / "mmlongbench-doc"), out=str(base / "w1"), seed=8)
     with pytest.raises(ConfigError, match=r"different configuration \(seed: 7 -> 8\)"):
         build(config)
 
@@ -189,7 +181,6 @@ def test_rerunning_a_finished_build_changes_nothing(doc_runs, fixtures_dir: Path
             out=str(base / "w1"),
             seed=7,
             workers=2,
-            progress=False,
         )
     )
     assert result.resumed_samples == 13
@@ -202,18 +193,14 @@ def test_overwrite_starts_over_and_foreign_folders_are_left_alone(
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("keep me")
-    config = BuildConfig(
-        source=str(fixtures_dir / "mmmu"), out=str(foreign), overwrite=True, progress=False
-    )
+    config = BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(foreign), overwrite=True)
     with pytest.raises(ConfigError, match="not an abstain-build output"):
         build(config)
     assert (foreign / "notes.txt").read_text() == "keep me"
     out = tmp_path / "run"
-    build(BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(out), seed=1, progress=False))
+    build(BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(out), seed=1))
     result = build(
-        BuildConfig(
-            source=str(fixtures_dir / "mmmu"), out=str(out), seed=2, overwrite=True, progress=False
-        )
+        BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(out), seed=2, overwrite=True)
     )
     assert result.resumed_samples == 0
     assert {r["transform"]["seed"] for r in read_jsonl(out / "data.jsonl") if r["transform"]}
@@ -240,11 +227,7 @@ def _journal_lines(out: Path) -> int:
 @pytest.fixture(scope="module")
 def reference_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("reference") / "run"
-    build(
-        BuildConfig(
-            source=str(ROOT / "fixtures" / "mmlongbench-doc"), out=str(out), seed=5, progress=False
-        )
-    )
+    build(BuildConfig(source=str(ROOT / "fixtures" / "mmlongbench-doc"), out=str(out), seed=5))
     return out
 
 
@@ -298,9 +281,7 @@ def test_torn_writes_are_cut_back_to_the_last_committed_sample(
     with (out / "data.jsonl").open("r+b") as handle:  # half a record after the committed part
         handle.truncate(data_end + 100)
     result = build(
-        BuildConfig(
-            source=str(ROOT / "fixtures" / "mmlongbench-doc"), out=str(out), seed=5, progress=False
-        )
+        BuildConfig(source=str(ROOT / "fixtures" / "mmlongbench-doc"), out=str(out), seed=5)
     )
     assert result.resumed_samples == keep
     assert tree_digest(out) == tree_digest(reference_run)
@@ -372,7 +353,6 @@ def test_a_sample_that_kills_its_worker_gets_an_error_and_the_run_goes_on(
                 transforms=["crash_on_line_chart"],
                 plugins=["crashing_plugin"],
                 workers=2,
-                progress=False,
             )
         )
     finally:
@@ -391,8 +371,8 @@ def test_a_changed_source_is_not_mixed_into_an_existing_build(
     source = tmp_path / "mmlbd"
     shutil.copytree(fixtures_dir / "mmlongbench-doc", source)
     out = tmp_path / "out"
-    build(BuildConfig(source=str(source), out=str(out), limit=2, progress=False))
+    build(BuildConfig(source=str(source), out=str(out), limit=2))
     records = json.loads((source / "samples.json").read_text())
     (source / "samples.json").write_text(json.dumps(records[::-1]))
     with pytest.raises(ConfigError, match="source_files_sha256"):
-        build(BuildConfig(source=str(source), out=str(out), limit=2, progress=False))
+        build(BuildConfig(source=str(source), out=str(out), limit=2))

@@ -316,7 +316,7 @@ def test_preview_refuses_to_write_into_a_build_output(tmp_path: Path, fixtures_d
     from abstain_build import BuildConfig, build
 
     out = tmp_path / "built"
-    build(BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(out), limit=1, progress=False))
+    build(BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(out), limit=1))
     before = sorted(p.name for p in (out / "assets").iterdir())
     with pytest.raises(ConfigError, match="holds an abstain-build dataset"):
         preview(fixtures_dir / "mmmu", "fixture_chart_bar", out)

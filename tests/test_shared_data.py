@@ -29,7 +29,6 @@ def mmlbd_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
         seed=7,
         workers=2,
         limit=45,
-        progress=False,
     )
     return out, build(config)
 
@@ -79,9 +78,7 @@ def test_real_temporal_drift_leaves_the_documents_period(mmlbd_run) -> None:
 
 def test_real_mmmu_parquet_items_are_darkened(shared_data: Path, tmp_path: Path) -> None:
     out = tmp_path / "mmmu"
-    result = build(
-        BuildConfig(source=str(shared_data / "mmmu" / "hf-parquet"), out=str(out), progress=False)
-    )
+    result = build(BuildConfig(source=str(shared_data / "mmmu" / "hf-parquet"), out=str(out)))
     assert result.exit_code == 0
     records = read_jsonl(out / "data.jsonl")
     assert sum(r["answerable"] for r in records) == 11

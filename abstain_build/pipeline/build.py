@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import platform
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -11,7 +10,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
 from ..config import BuildConfig
 from ..errors import ConfigError
 from ..loaders import Source, open_source
@@ -21,6 +19,7 @@ from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
 from .assets import atomic_write
 from .card import CHART_FILE, dataset_card, transform_chart
+from .manifest import finish_manifest, start_manifest
 from .output import RunOutput
 from .parallel import ordered_outcomes
 from .summary import BuildCounts, count_entries
@@ -28,8 +27,6 @@ from .worker import JobSpec
 
 #: Called after each committed sample with (done, total).
 ProgressCallback = Callable[[int, int], None]
-
-OFFLINE_MODE = "offline: rule-based transforms, no LLM/VLM configured"
 
 
 @dataclass
@@ -91,20 +88,6 @@ def _limited(source: Source, limit: int | None) -> Iterator[Any]:
         yield item
 
 
-def _environment() -> dict[str, str]:
-    import numpy
-    import PIL
-    import pymupdf
-
-    return {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "pymupdf": pymupdf.__version__,
-        "numpy": numpy.__version__,
-        "pillow": PIL.__version__,
-    }
-
-
 def build(config: BuildConfig, progress: ProgressCallback | None = None) -> BuildResult:
     """Build (or resume) the dataset described by ``config``; see the README for the layout."""
     started = time.perf_counter()
@@ -124,22 +107,7 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
     if config.limit is not None:
         total = min(total, config.limit)
 
-    manifest: dict[str, Any] = {
-        "tool": {"name": "abstain-build", "version": __version__},
-        "status": "running",
-        "config": resolved,
-        "seed": config.seed,
-        "source": {
-            "path": resolved["source"],
-            "dataset": source.dataset,
-            "layout": source.layout,
-            "record_files_sha256": record_hashes,
-            "records": total,
-        },
-        "models": {"llm": None, "judges": [], "mode": OFFLINE_MODE},
-        "transforms": described,
-        "environment": _environment(),
-    }
+    manifest = start_manifest(resolved, source, record_hashes, total, described)
     _write_json(out.root / "manifest.json", manifest)
 
     pending_items = (
@@ -162,26 +130,14 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
     out.close()
 
     counts = count_entries(out.entries())
-    wall = time.perf_counter() - started
-    fresh = processed - len(done_ids)
-    manifest["status"] = "complete"
-    manifest["counts"] = counts.to_json()
-    manifest["timings"] = {
-        "started_at": started_at,
-        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "wall_seconds": round(wall, 3),
-        "samples_this_run": fresh,
-        "resumed_from": len(done_ids),
-        "samples_per_second": round(fresh / wall, 3) if wall > 0 else None,
-        "seconds_by_step": {k: round(v, 3) for k, v in sorted(counts.seconds.items())},
-        "workers": config.workers,
-    }
-    manifest["outputs"] = {
-        "data": "data.jsonl",
-        "errors": "errors.jsonl",
-        "card": "README.md",
-        "assets": "assets/",
-    }
+    finish_manifest(
+        manifest,
+        counts,
+        started_at,
+        time.perf_counter() - started,
+        processed - len(done_ids),
+        len(done_ids),
+    )
     chart = transform_chart(counts)
     if chart is not None:
         atomic_write(out.root / CHART_FILE, chart)

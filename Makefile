@@ -53,6 +53,7 @@ fixtures: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_transform.py
+	$(BIN)/python bench/bench_memory.py
 
 clean:
 	rm -rf runs .pytest_cache .ruff_cache

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +13,7 @@ import pymupdf
 from ..errors import InputError
 from ..model import Sample
 from .images import DEFAULT_MAX_PIXELS, decode_image, image_format
-from .pdf import DEFAULT_DPI, open_pdf, render_page_png
+from .pdf import DEFAULT_DPI, open_pdf, render_pages
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,19 @@ def _read(path: Path, what: str) -> bytes:
         raise InputError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
 
 
-@functools.lru_cache(maxsize=16)
-def _page_texts(digest: str, data: bytes) -> tuple[str, ...]:
-    """Text layer of every page, cached per document content (several samples share a PDF)."""
-    with pymupdf.open(stream=data, filetype="pdf") as document:
-        return tuple(page.get_text("text") for page in document)
+_TEXTS_KEPT = 16
+_page_texts_by_digest: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+
+
+def _page_texts(digest: str, document: pymupdf.Document) -> tuple[str, ...]:
+    """Text layer of every page, kept per document content (several samples share a PDF)."""
+    texts = _page_texts_by_digest.pop(digest, None)
+    if texts is None:
+        texts = tuple(page.get_text("text") for page in document)
+    _page_texts_by_digest[digest] = texts
+    while len(_page_texts_by_digest) > _TEXTS_KEPT:
+        _page_texts_by_digest.popitem(last=False)
+    return texts
 
 
 class SampleInputs:
@@ -54,6 +62,7 @@ class SampleInputs:
         self._document_bytes: bytes | None = None
         self._document: pymupdf.Document | None = None
         self._renders: list[bytes] | None = None
+        self._digest: str | None = None
 
     def validate(self) -> None:
         if not self.sample.question.strip():
@@ -113,20 +122,20 @@ class SampleInputs:
         return open_pdf(self.document_bytes(), self.sample.document.doc_id)  # type: ignore[union-attr]
 
     def document_digest(self) -> str:
-        return hashlib.sha256(self.document_bytes()).hexdigest()
+        if self._digest is None:
+            self._digest = hashlib.sha256(self.document_bytes()).hexdigest()
+        return self._digest
 
     def page_texts(self) -> tuple[str, ...]:
         """Text layer of every page of the document ('' for pages without one)."""
-        return _page_texts(self.document_digest(), self.document_bytes())
+        return _page_texts(self.document_digest(), self.document())
 
     def evidence_renders(self) -> list[bytes]:
         """PNG renders of the original evidence pages, in ``sample.evidence_pages`` order."""
         if self._renders is None:
-            document = self.document()
-            self._renders = [
-                render_page_png(document[number - 1], self.limits.dpi, self.limits.max_pixels)
-                for number in self.sample.evidence_pages
-            ]
+            self._renders = render_pages(
+                self.document(), self.sample.evidence_pages, self.limits.dpi, self.limits.max_pixels
+            )
         return self._renders
 
     def close(self) -> None:

@@ -52,14 +52,10 @@ def render_page_png(page: pymupdf.Page, dpi: int, max_pixels: int) -> bytes:
 
 
 def render_pages(
-    pdf: bytes, pages: list[int] | tuple[int, ...], dpi: int, max_pixels: int
+    document: pymupdf.Document, pages: list[int] | tuple[int, ...], dpi: int, max_pixels: int
 ) -> list[bytes]:
-    """PNG renders of the given 1-based pages of a PDF held in memory."""
-    document = open_pdf(pdf, "document")
-    try:
-        return [render_page_png(document[number - 1], dpi, max_pixels) for number in pages]
-    finally:
-        document.close()
+    """PNG renders of the given 1-based pages."""
+    return [render_page_png(document[number - 1], dpi, max_pixels) for number in pages]
 
 
 def has_text_layer(page: pymupdf.Page) -> bool:

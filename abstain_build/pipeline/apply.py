@@ -10,7 +10,7 @@ import numpy as np
 
 from ..media.images import encode_png
 from ..media.inputs import SampleInputs
-from ..media.pdf import render_pages, save_pdf
+from ..media.pdf import open_pdf, render_pages, save_pdf
 from ..model import PerturbationRecord, Plan, Sample
 from ..qc.structural import structural_checks
 from ..seeding import derive_seed
@@ -79,7 +79,9 @@ def run_transform(
         finally:
             document.close()
         output.pages = list(sample.evidence_pages)
-        output.images = render_pages(output.pdf, output.pages, limits.dpi, limits.max_pixels)
+        # Render what was saved, so the PNGs and the PDF a model reads agree.
+        with open_pdf(output.pdf, "perturbed document") as saved:
+            output.images = render_pages(saved, output.pages, limits.dpi, limits.max_pixels)
     elif isinstance(transform, QuestionTransform):
         if plan.question is None:
             raise RuntimeError(f"{transform.name} planned no question")

@@ -118,6 +118,11 @@ class Region:
     image: int | None = None  # index into the sample's images
     page: int | None = None  # 1-based page number
     unit: str = "px"  # "px" for images, "pt" for PDF pages
+    #: What found the region: "text_layer", "ocr", "pdf_objects", "image_analysis",
+    #: "geometry" (fixed by the method, e.g. a crop edge), "random", "fallback".
+    detector: str | None = None
+    #: What the region holds when a detector named it: "title", "axis_label", "legend", ...
+    role: str | None = None
 
 
 @dataclass

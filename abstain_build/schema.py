@@ -22,6 +22,8 @@ _REGION = {
     "image": "int64",
     "page": "int64",
     "unit": "string",
+    "detector": "string",
+    "role": "string",
 }
 _TOKEN = {
     "old": "string",

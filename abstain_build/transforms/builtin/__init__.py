@@ -1,3 +1,10 @@
 """Built-in transforms; importing this package registers them."""
 
-from . import adaptive_darkness, hide_evidence_page, temporal_drift  # noqa: F401
+from . import (  # noqa: F401
+    adaptive_darkness,
+    aggressive_crop,
+    aggressive_multi_mask,
+    hide_evidence_page,
+    partial_occlusion,
+    temporal_drift,
+)

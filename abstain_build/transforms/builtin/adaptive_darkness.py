@@ -32,7 +32,7 @@ class AdaptiveDarkness(ImageTransform):
         divisor = self.config["divisor"]
         return ImagePlan(
             params={},
-            regions=[Region(bbox=(0, 0, width, height), kind="darken")],
+            regions=[Region(bbox=(0, 0, width, height), kind="darken", detector="geometry")],
             intensity=100.0 * (1.0 - 1.0 / divisor),
             notes=[f"mean brightness {image.mean():.1f} -> about {image.mean() / divisor:.1f}"],
         )

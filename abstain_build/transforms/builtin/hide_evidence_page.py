@@ -46,14 +46,26 @@ class HideEvidencePage(DocumentTransform):
             if number in hidden:
                 plan.edits.pages_hidden.append(number)
                 plan.edits.regions.append(
-                    Region(bbox=tuple(page.rect), kind="page_hidden", page=number, unit="pt")
+                    Region(
+                        bbox=tuple(page.rect),
+                        kind="page_hidden",
+                        page=number,
+                        unit="pt",
+                        detector="geometry",
+                    )
                 )
                 continue
             kept, reason = self._choose_half(page, ctx)
             removed = page_halves(page)["bottom" if kept == "top" else "top"]
             plan.edits.pages_cropped.append(PageCrop(page=number, kept=kept, reason=reason))
             plan.edits.regions.append(
-                Region(bbox=tuple(removed), kind="crop_removed", page=number, unit="pt")
+                Region(
+                    bbox=tuple(removed),
+                    kind="crop_removed",
+                    page=number,
+                    unit="pt",
+                    detector="geometry",
+                )
             )
             plan.notes.append(f"page {number}: kept the {kept} half ({reason})")
         plan.notes.insert(0, f"hid page(s) {hidden} of evidence pages {pages}")

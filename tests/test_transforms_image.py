@@ -1,0 +1,204 @@
+"""The image transforms of the modality axis keep the properties the method demands."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from abstain_build.media.inputs import SampleInputs
+from abstain_build.model import ImageRef, Sample, SourceInfo
+from abstain_build.pipeline.apply import run_transform
+from abstain_build.transforms import NotApplicable, get_registry
+
+from .conftest import gradient_image, png_bytes
+
+INFO = SourceInfo("test", "test", "test.jsonl", 0)
+
+
+def image_sample(*arrays: np.ndarray, sample_id: str = "img") -> Sample:
+    return Sample(
+        id=sample_id,
+        source=INFO,
+        question="What does <image 1> show?",
+        answer="A",
+        images=tuple(
+            ImageRef(key=f"image_{i + 1}", data=png_bytes(a)) for i, a in enumerate(arrays)
+        ),
+    )
+
+
+def run(name: str, *arrays: np.ndarray, seed: int = 0, sample_id: str = "img", **params):
+    sample = image_sample(*arrays, sample_id=sample_id)
+    return run_transform(get_registry().get(name)(**params), sample, SampleInputs(sample), seed)
+
+
+def decode(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)))
+
+
+def white(width: int, height: int, channels: int = 3) -> np.ndarray:
+    shape = (height, width) if channels == 1 else (height, width, channels)
+    return np.full(shape, 255, dtype=np.uint8)
+
+
+def black_share(array: np.ndarray) -> float:
+    colour = array if array.ndim == 2 else array[..., : 3 if array.shape[2] >= 3 else 1]
+    black = colour == 0 if colour.ndim == 2 else (colour == 0).all(axis=-1)
+    return float(black.mean())
+
+
+# -- aggressive_crop -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("edge", ["top", "bottom", "left", "right"])
+@pytest.mark.parametrize(("width", "height"), [(120, 80), (101, 77), (3, 900)])
+def test_aggressive_crop_keeps_exactly_the_other_half(edge: str, width: int, height: int) -> None:
+    original = gradient_image(width, height, 3)
+    output = run("aggressive_crop", original, edge=edge)
+    cropped = decode(output.images[0])
+    if edge in ("top", "bottom"):
+        assert cropped.shape[1] == width
+        assert cropped.shape[0] == height - height // 2
+        kept = original[height // 2 :] if edge == "top" else original[: height - height // 2]
+    else:
+        assert cropped.shape[0] == height
+        assert cropped.shape[1] == width - width // 2
+        kept = original[:, width // 2 :] if edge == "left" else original[:, : width - width // 2]
+    assert np.array_equal(cropped, kept)
+    [region] = output.record.edits.regions
+    assert region.kind == "crop_removed" and region.role == edge
+    assert output.qc["passed"], output.qc
+
+
+def test_aggressive_crop_draws_every_edge_over_seeds() -> None:
+    original = gradient_image(60, 40, 3)
+    edges = {
+        run("aggressive_crop", original, seed=s).plan.params["per_image"][0]["edge_used"]
+        for s in range(40)
+    }
+    assert edges == {"top", "bottom", "left", "right"}
+
+
+def test_aggressive_crop_refuses_a_single_pixel() -> None:
+    with pytest.raises(NotApplicable, match="too small"):
+        run("aggressive_crop", white(1, 1))
+
+
+# -- aggressive_multi_mask -----------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    width=st.integers(1, 500),
+    height=st.integers(1, 500),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_aggressive_multi_mask_covers_at_least_70_percent(
+    width: int, height: int, seed: int
+) -> None:
+    output = run("aggressive_multi_mask", white(width, height), seed=seed)
+    masked = decode(output.images[0])
+    assert masked.shape == (height, width, 3)
+    assert black_share(masked) >= 0.70
+    params = output.plan.params["per_image"][0]
+    assert len(params["rects"]) >= 20
+    assert params["coverage"] == pytest.approx(black_share(masked), abs=1e-4)
+
+
+@pytest.mark.parametrize(("width", "height"), [(640, 480), (300, 900), (1200, 200)])
+def test_aggressive_multi_mask_rectangles_are_about_15_percent(width: int, height: int) -> None:
+    output = run("aggressive_multi_mask", white(width, height), seed=3)
+    rects = output.plan.params["per_image"][0]["rects"]
+    areas = [(x1 - x0) * (y1 - y0) / (width * height) for x0, y0, x1, y1 in rects]
+    assert all(0.12 <= a <= 0.18 for a in areas), areas
+    assert all(0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height for x0, y0, x1, y1 in rects)
+
+
+def test_aggressive_multi_mask_depends_on_the_seed_only() -> None:
+    image = gradient_image(200, 150, 3)
+    first = run("aggressive_multi_mask", image, seed=5)
+    again = run("aggressive_multi_mask", image, seed=5)
+    other = run("aggressive_multi_mask", image, seed=6)
+    assert first.images == again.images
+    assert first.images != other.images
+
+
+# -- partial_occlusion ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("width", "height"), [(640, 480), (333, 1000), (90, 90)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_partial_occlusion_draws_nine_alternating_bars(width: int, height: int, seed: int) -> None:
+    output = run("partial_occlusion", white(width, height), seed=seed)
+    result = decode(output.images[0])
+    bars = output.plan.params["per_image"][0]["bars"]
+    assert len(bars) == 9
+    painted = np.zeros((height, width), dtype=bool)
+    for k, bar in enumerate(bars):
+        x0, y0, x1, y1 = bar["rect"]
+        assert not painted[y0:y1, x0:x1].any(), "bars must not overlap"
+        painted[y0:y1, x0:x1] = True
+        side = height if bar["orientation"] == "horizontal" else width
+        thickness = (y1 - y0) if bar["orientation"] == "horizontal" else (x1 - x0)
+        assert side / 10 - 1 <= thickness <= side / 5 + 1
+        row, col = divmod(k, 3)
+        neighbour_orientation = bars[k - 1]["orientation"] if col else None
+        if neighbour_orientation is not None:
+            assert bar["orientation"] != neighbour_orientation, "bars must alternate"
+    black = (result == 0).all(axis=-1)
+    assert np.array_equal(black, painted), "the black pixels are exactly the nine bars"
+    # regular intervals: bar centres sit at the centres of a 3 x 3 grid
+    for k, bar in enumerate(bars):
+        row, col = divmod(k, 3)
+        x0, y0, x1, y1 = bar["rect"]
+        assert abs((x0 + x1) / 2 - (col + 0.5) * width / 3) <= 1.5
+        assert abs((y0 + y1) / 2 - (row + 0.5) * height / 3) <= 1.5
+
+
+# -- every image transform on awkward images ----------------------------------------------
+
+IMAGE_TRANSFORMS = [
+    "aggressive_crop",
+    "aggressive_multi_mask",
+    "partial_occlusion",
+    "adaptive_darkness",
+]
+
+
+@pytest.mark.parametrize("name", IMAGE_TRANSFORMS)
+@pytest.mark.parametrize("mode", ["L", "LA", "RGB", "RGBA", "P", "I;16", "CMYK"])
+def test_image_modes_are_kept_or_normalised(name: str, mode: str) -> None:
+    rgb = gradient_image(64, 48, 3)
+    image = Image.fromarray(rgb)
+    if mode == "I;16":
+        image = Image.fromarray((rgb[..., 0].astype(np.uint16) * 257))
+    elif mode != "RGB":
+        image = image.convert(mode)
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG" if mode == "CMYK" else "PNG")
+    sample = Sample(
+        id="modes",
+        source=INFO,
+        question="What does <image 1> show?",
+        answer="A",
+        images=(ImageRef(key="image_1", data=buffer.getvalue()),),
+    )
+    inputs = SampleInputs(sample)
+    output = run_transform(get_registry().get(name)(), sample, inputs, 0)
+    result = Image.open(io.BytesIO(output.images[0]))
+    expected_mode = {"P": "RGB", "I;16": "L", "CMYK": "RGB"}.get(mode, mode)
+    assert result.mode == expected_mode
+    assert output.qc["passed"], output.qc
+
+
+@pytest.mark.parametrize("name", IMAGE_TRANSFORMS)
+@pytest.mark.parametrize(("width", "height"), [(2, 2), (1, 300), (300, 1)])
+def test_tiny_and_thin_images(name: str, width: int, height: int) -> None:
+    output = run(name, gradient_image(width, height, 3))
+    result = decode(output.images[0])
+    assert result.ndim == 3 and result.shape[2] == 3

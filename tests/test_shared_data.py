@@ -78,7 +78,12 @@ def test_real_temporal_drift_leaves_the_documents_period(mmlbd_run) -> None:
 
 def test_real_mmmu_parquet_items_are_darkened(shared_data: Path, tmp_path: Path) -> None:
     out = tmp_path / "mmmu"
-    result = build(BuildConfig(source=str(shared_data / "mmmu" / "hf-parquet"), out=str(out)))
+    config = BuildConfig(
+        source=str(shared_data / "mmmu" / "hf-parquet"),
+        out=str(out),
+        transforms=["adaptive_darkness"],
+    )
+    result = build(config)
     assert result.exit_code == 0
     records = read_jsonl(out / "data.jsonl")
     assert sum(r["answerable"] for r in records) == 11

@@ -167,6 +167,8 @@ IMAGE_TRANSFORMS = [
     "aggressive_multi_mask",
     "partial_occlusion",
     "adaptive_darkness",
+    "overlay_label_mask",
+    "blur_edge_mask",
 ]
 
 
@@ -176,7 +178,7 @@ def test_image_modes_are_kept_or_normalised(name: str, mode: str) -> None:
     rgb = gradient_image(64, 48, 3)
     image = Image.fromarray(rgb)
     if mode == "I;16":
-        image = Image.fromarray((rgb[..., 0].astype(np.uint16) * 257))
+        image = Image.fromarray(rgb[..., 0].astype(np.uint16) * 257)
     elif mode != "RGB":
         image = image.convert(mode)
     buffer = io.BytesIO()

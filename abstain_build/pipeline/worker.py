@@ -16,6 +16,7 @@ from ..errors import SampleError
 from ..media.inputs import InputLimits, SampleInputs
 from ..model import Sample, SampleProblem
 from ..routing import select_transforms
+from ..textregions.ocr import configure_ocr_cache
 from ..transforms.base import NotApplicable, Transform
 from ..transforms.registry import get_registry
 from .apply import TransformOutput, run_transform
@@ -73,6 +74,8 @@ class SampleProcessor:
         self.job = job
         self.transforms = job.build_transforms()
         self.assets = AssetStore(Path(job.out_dir))
+        # Workers of one run, and a resumed run, share OCR results: no page is read twice.
+        configure_ocr_cache(Path(job.out_dir) / "state" / "ocr")
 
     def __call__(self, sample: Sample) -> SampleOutcome:
         outcome = SampleOutcome(sample_id=sample.id)

@@ -12,6 +12,11 @@ COLOURS = {
     "page_hidden": (220, 30, 30),
     "crop_removed": (230, 120, 0),
     "darken": (60, 60, 220),
+    "mask": (220, 30, 30),
+    "bar": (220, 30, 30),
+    "blur": (30, 140, 220),
+    "overlay": (120, 120, 120),
+    "dense_window": (240, 200, 0),
 }
 DEFAULT_COLOUR = (200, 0, 160)
 

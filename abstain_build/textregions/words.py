@@ -1,0 +1,49 @@
+"""A word with its box: the unit every text-region detector produces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word and where it is.
+
+    ``bbox`` is in the coordinates of what was read: pixels for an image, points for a PDF
+    page (unrotated page space). ``block`` and ``line`` group words as the detector found
+    them (Tesseract's block/line numbers, or MuPDF's); they are comparable only within one
+    detector run.
+    """
+
+    text: str
+    bbox: Box
+    conf: float = 100.0  # 0..100; text-layer words are exact, so 100
+    block: int = 0
+    line: int = 0
+    source: str = "ocr"  # "ocr" or "text_layer"
+
+    @property
+    def width(self) -> float:
+        return self.bbox[2] - self.bbox[0]
+
+    @property
+    def height(self) -> float:
+        return self.bbox[3] - self.bbox[1]
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return ((self.bbox[0] + self.bbox[2]) / 2, (self.bbox[1] + self.bbox[3]) / 2)
+
+    def scaled(self, factor: float) -> Word:
+        """The same word with its box multiplied (points to pixels: ``dpi / 72``)."""
+        x0, y0, x1, y1 = self.bbox
+        return Word(
+            self.text,
+            (x0 * factor, y0 * factor, x1 * factor, y1 * factor),
+            self.conf,
+            self.block,
+            self.line,
+            self.source,
+        )

@@ -1,0 +1,54 @@
+"""Missing visual information: a gray veil over the image and its labels blacked out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...model import MODALITY, Region
+from ..base import ImagePlan, ImageTransform, TransformContext
+from ..functional.labels import label_masks, parse_roles
+from ..functional.pixels import coverage, fill_rects, gray_overlay
+from ..params import Param
+from ..registry import register_transform
+
+
+@register_transform
+class OverlayLabelMask(ImageTransform):
+    name = "overlay_label_mask"
+    family = "missing_visual_information"
+    axis = MODALITY
+    description = (
+        "A semi-transparent gray layer (alpha 0.6) over the whole image, then opaque black"
+        " masks over the titles, axis labels, legends and captions found by OCR (edge bands"
+        " when no such text is found)."
+    )
+    params = {
+        "alpha": Param(0.6, "opacity of the gray layer", low=0.0, high=1.0),
+        "gray": Param(128, "gray level of the layer", low=0, high=255),
+        "mask_roles": Param(
+            "title,axis_label,legend,caption", "comma-separated text roles to black out"
+        ),
+    }
+    intensity_doc = "100 * (alpha + (1 - alpha) * share of the image under masks)."
+
+    def plan_image(
+        self, image: np.ndarray, index: int, rng: np.random.Generator, ctx: TransformContext
+    ) -> ImagePlan:
+        height, width = image.shape[:2]
+        masks, notes, detector = label_masks(image, parse_roles(self.config["mask_roles"]))
+        rects = [list(region.bbox) for region in masks]
+        masked = coverage((height, width), rects)
+        alpha = self.config["alpha"]
+        overlay = Region(bbox=(0, 0, width, height), kind="overlay", detector="geometry")
+        return ImagePlan(
+            params={"masks": rects, "detector": detector, "masked_share": round(masked, 4)},
+            regions=[overlay, *masks],
+            intensity=100.0 * (alpha + (1.0 - alpha) * masked),
+            notes=notes,
+        )
+
+    def apply_image(self, image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
+        veiled = gray_overlay(image, params["alpha"], params["gray"])
+        return fill_rects(veiled, params["masks"])

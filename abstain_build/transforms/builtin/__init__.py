@@ -5,8 +5,12 @@ from . import (  # noqa: F401
     aggressive_crop,
     aggressive_multi_mask,
     blur_edge_mask,
+    blur_figure_region,
+    dense_mask,
+    full_page_blur,
     hide_evidence_page,
     overlay_label_mask,
     partial_occlusion,
+    remove_visual_element,
     temporal_drift,
 )

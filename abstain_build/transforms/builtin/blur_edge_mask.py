@@ -38,7 +38,9 @@ class BlurEdgeMask(ImageTransform):
         "blur_area": Param(
             0.85, "share of the image blurred (a centred rectangle)", low=0.05, high=1.0
         ),
-        "mask_roles": Param("title,axis_label,caption", "comma-separated text roles to black out"),
+        "mask_roles": Param(
+            "title,axis_label,caption", "comma-separated text roles to black out", check=parse_roles
+        ),
     }
     intensity_doc = "100 * share of the image blurred or masked."
 

@@ -28,7 +28,9 @@ class OverlayLabelMask(ImageTransform):
         "alpha": Param(0.6, "opacity of the gray layer", low=0.0, high=1.0),
         "gray": Param(128, "gray level of the layer", low=0, high=255),
         "mask_roles": Param(
-            "title,axis_label,legend,caption", "comma-separated text roles to black out"
+            "title,axis_label,legend,caption",
+            "comma-separated text roles to black out",
+            check=parse_roles,
         ),
     }
     intensity_doc = "100 * (alpha + (1 - alpha) * share of the image under masks)."

@@ -1,0 +1,197 @@
+"""Terminal fallback: black masks over the densest content until most of the page is gone."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import numpy as np
+import pymupdf
+
+from ...model import EVIDENCE, Plan, Region
+from ..base import DocumentTransform, NotApplicable, TransformContext
+from ..functional.page_content import (
+    DETECTORS,
+    PageContent,
+    analyse_page,
+    inflate,
+    normalised_page,
+    rect_tuple,
+)
+from ..functional.pdf_edit import BLACK, redact_rects
+from ..params import Param
+from ..registry import register_transform
+
+#: Cell labels: which detector made a masked cell count; 0 is a filler cell with no content.
+_LABELS = ("fallback", *DETECTORS)
+#: Masks overlap their neighbours by this much (points), so no anti-aliased seam shows.
+SEAL = 0.5
+
+
+def _box_mean(array: np.ndarray, size: int) -> np.ndarray:
+    """Mean over a ``size`` x ``size`` neighbourhood (zero outside the grid)."""
+    pad = size // 2
+    padded = np.pad(array, pad)
+    integral = np.zeros((padded.shape[0] + 1, padded.shape[1] + 1))
+    integral[1:, 1:] = padded.cumsum(0).cumsum(1)
+    rows, cols = array.shape
+    total = (
+        integral[size : size + rows, size : size + cols]
+        - integral[:rows, size : size + cols]
+        - integral[size : size + rows, :cols]
+        + integral[:rows, :cols]
+    )
+    return total / (size * size)
+
+
+def cell_runs(selected: np.ndarray, labels: np.ndarray) -> list[tuple[int, int, int, int, int]]:
+    """Selected cells as few rectangles (row0, col0, row1, col1, label), half-open.
+
+    Each row is cut into runs of consecutive cells with one label; identical runs on
+    consecutive rows are joined into one rectangle.
+    """
+    rows, cols = selected.shape
+    open_runs: dict[tuple[int, int, int], int] = {}
+    out: list[tuple[int, int, int, int, int]] = []
+    for row in range(rows + 1):
+        runs: set[tuple[int, int, int]] = set()
+        if row < rows:
+            col = 0
+            while col < cols:
+                if not selected[row, col]:
+                    col += 1
+                    continue
+                start, label = col, int(labels[row, col])
+                while col < cols and selected[row, col] and labels[row, col] == label:
+                    col += 1
+                runs.add((start, col, label))
+        for key in sorted(set(open_runs) - runs):
+            out.append((open_runs.pop(key), key[0], row, key[1], key[2]))
+        for key in sorted(runs):
+            open_runs.setdefault(key, row)
+    return out
+
+
+@register_transform
+class DenseMask(DocumentTransform):
+    name = "dense_mask"
+    family = "evidence_removal"
+    axis = EVIDENCE
+    target = "document"
+    terminal_fallback = True
+    description = (
+        "Terminal fallback: on each evidence page, black masks over the cells of the content"
+        " grid (about 12 pt), densest first (text-layer words, images and drawings, or"
+        " rendered pixels on image-only pages), until at least 80% of the content's bounding"
+        " box (the whole page if it is blank) is masked. Everything under a mask is redacted:"
+        " text layer, image pixels, vector art."
+    )
+    params = {
+        "min_coverage": Param(
+            0.8,
+            "share of the content bounding box that must be masked",
+            low=0.5,
+            high=1.0,
+        ),
+    }
+    intensity_doc = (
+        "100 * masked share of the content bounding box (at least min_coverage), averaged"
+        " over evidence pages."
+    )
+
+    def plan(self, ctx: TransformContext) -> Plan:
+        pages = sorted(set(ctx.sample.evidence_pages))
+        if not pages:
+            raise NotApplicable("the sample lists no evidence pages")
+        document = ctx.inputs.document()
+        plan = Plan(params=dict(self.config))
+        coverages: list[float] = []
+        for number in pages:
+            with normalised_page(document, number) as page:
+                content = analyse_page(page)
+            coverages.append(self._plan_page(content, number, plan, ctx.rng))
+        plan.intensity = 100.0 * float(np.mean(coverages))
+        return plan
+
+    def _plan_page(
+        self, content: PageContent, number: int, plan: Plan, rng: np.random.Generator
+    ) -> float:
+        grid = content.grid
+        density = content.density
+        cells = content.content_cells()
+        if cells.any():
+            rows, cols = np.nonzero(cells)
+            r0, c0, r1, c1 = (
+                int(rows.min()),
+                int(cols.min()),
+                int(rows.max()) + 1,
+                int(cols.max()) + 1,
+            )
+        else:
+            r0, c0, r1, c1 = 0, 0, grid.rows, grid.cols
+        box = grid.rect(r0, c0, r1, c1)
+        box_detector = content.detector_in(box) if cells.any() else None
+
+        # Order the box's cells: densest first, then by the density around them, then by
+        # distance to the content's centre of mass (so filler grows around the content),
+        # ties broken at random.
+        local = density[r0:r1, c0:c1]
+        around = _box_mean(density, 5)[r0:r1, c0:c1]
+        yy, xx = np.mgrid[r0:r1, c0:c1]
+        if local.sum() > 0:
+            cy = float((yy * local).sum() / local.sum())
+            cx = float((xx * local).sum() / local.sum())
+        else:
+            cy, cx = (r0 + r1 - 1) / 2, (c0 + c1 - 1) / 2
+        distance = np.hypot(yy - cy, xx - cx)
+        tiebreak = rng.random(local.shape)
+        order = np.lexsort((tiebreak.ravel(), distance.ravel(), -around.ravel(), -local.ravel()))
+        n_cells = local.size
+        needed = min(n_cells, math.ceil(self.config["min_coverage"] * n_cells - 1e-9))
+        selected = np.zeros(n_cells, dtype=bool)
+        selected[order[:needed]] = True
+        selected = selected.reshape(local.shape)
+
+        # Label each cell with the detector behind most of its density (0: filler).
+        channels = np.stack([c[r0:r1, c0:c1] for c in content.channels().values()])
+        labels = np.where(local > 0, channels.argmax(axis=0) + 1, 0)
+
+        plan.edits.regions.append(
+            Region(
+                bbox=rect_tuple(box),
+                kind="content_box",
+                page=number,
+                unit="pt",
+                detector=box_detector or "fallback",
+                role="content",
+            )
+        )
+        masks = []
+        for a, b, c, d, label in cell_runs(selected, labels):
+            rect = inflate(grid.rect(r0 + a, c0 + b, r0 + c, c0 + d), SEAL) & content.rect
+            masks.append(rect_tuple(rect))
+            plan.edits.regions.append(
+                Region(bbox=masks[-1], kind="mask", page=number, unit="pt", detector=_LABELS[label])
+            )
+        achieved = needed / n_cells
+        total = content.mass()
+        share = content.mass(masks) / total if total > 0 else 1.0
+        what = (
+            f"content box {rect_tuple(box, 0)} ({box_detector})"
+            if box_detector
+            else "page empty: whole page taken as the content box"
+        )
+        plan.notes.append(
+            f"page {number}: {what}; {needed} of its {n_cells} grid cells masked"
+            f" ({achieved:.0%}), densest first, in {len(masks)} rectangles covering"
+            f" {share:.0%} of the page's content"
+        )
+        return achieved
+
+    def apply(self, document: pymupdf.Document, plan: Plan) -> None:
+        masks: dict[int, list[tuple[float, ...]]] = defaultdict(list)
+        for region in plan.edits.regions:
+            if region.kind == "mask" and region.page is not None:
+                masks[region.page].append(region.bbox)
+        for number in sorted(masks):
+            redact_rects(document[number - 1], masks[number], fill=BLACK)

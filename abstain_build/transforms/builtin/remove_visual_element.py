@@ -1,0 +1,182 @@
+"""Evidence removal by occlusion: black rectangles where a page's visual evidence is densest."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import numpy as np
+import pymupdf
+
+from ...model import EVIDENCE, Plan, Region
+from ..base import DocumentTransform, NotApplicable, TransformContext
+from ..functional.page_content import (
+    Window,
+    analyse_page,
+    densest_window,
+    normalised_page,
+    rect_tuple,
+)
+from ..functional.pdf_edit import BLACK, redact_rects
+from ..functional.pixels import coverage, rect_mask
+from ..params import Param
+from ..registry import register_transform
+
+#: Rectangles placed at most, whatever the parameters (the top-up always makes progress).
+HARD_CAP = 500
+
+
+@register_transform
+class RemoveVisualElement(DocumentTransform):
+    name = "remove_visual_element"
+    family = "evidence_removal"
+    axis = EVIDENCE
+    target = "document"
+    description = (
+        "On each evidence page, find the window (45% of the page's width and height) where"
+        " content is densest (text-layer words, embedded images and vector drawings, or the"
+        " rendered pixels on image-only pages; figures weigh 1.5x text; a mild pull to the"
+        " page centre), then place random black rectangles in and around it until they cover"
+        " 60% of it. Everything under a rectangle is redacted: text layer, image pixels,"
+        " vector art."
+    )
+    params = {
+        "n_rects": Param(8, "rectangles placed before the coverage top-up", low=1, high=64),
+        "rect_size": Param(
+            0.3,
+            "typical side of a rectangle as a share of the window's side (each side is drawn"
+            " from 0.6x to 1.4x of it)",
+            low=0.1,
+            high=1.0,
+        ),
+        "window": Param(
+            0.45, "side of the dense window as a share of the page's side", low=0.2, high=1.0
+        ),
+        "min_coverage": Param(
+            0.6, "share of the window the rectangles must cover together", low=0.0, high=1.0
+        ),
+        "spread": Param(
+            0.15,
+            "how far outside the window a rectangle's centre may fall, as a share of the"
+            " window's size",
+            low=0.0,
+            high=1.0,
+        ),
+        "centre_pref": Param(
+            0.15,
+            "discount of a window's density with its distance from the page centre (0: none)",
+            low=0.0,
+            high=1.0,
+        ),
+    }
+    intensity_doc = (
+        "100 * share of the page's content density (see page_content) under the rectangles,"
+        " averaged over evidence pages; on an empty page, the share of its area."
+    )
+
+    def plan(self, ctx: TransformContext) -> Plan:
+        pages = sorted(set(ctx.sample.evidence_pages))
+        if not pages:
+            raise NotApplicable("the sample lists no evidence pages")
+        document = ctx.inputs.document()
+        plan = Plan(params=dict(self.config))
+        shares: list[float] = []
+        for number in pages:
+            with normalised_page(document, number) as page:
+                content = analyse_page(page)
+            window = densest_window(
+                content, self.config["window"], self.config["window"], self.config["centre_pref"]
+            )
+            rects, covered = self._place(window, content.rect, ctx.rng)
+            plan.edits.regions.append(
+                Region(
+                    bbox=rect_tuple(window.rect),
+                    kind="dense_window",
+                    page=number,
+                    unit="pt",
+                    detector=window.detector,
+                    role=window.role,
+                )
+            )
+            for rect in rects:
+                plan.edits.regions.append(
+                    Region(bbox=rect, kind="mask", page=number, unit="pt", detector="random")
+                )
+            total = content.mass()
+            if total > 0:
+                share = content.mass(rects) / total
+            else:
+                share = float(content.grid.coverage(rects).clip(0, 1).mean())
+            shares.append(share)
+            where = (
+                "page empty: centred window"
+                if window.detector == "fallback"
+                else f"{window.role} found by {window.detector},"
+                f" {window.share:.0%} of the page's content"
+            )
+            plan.notes.append(
+                f"page {number}: densest window {rect_tuple(window.rect, 0)} ({where});"
+                f" {len(rects)} black rectangles cover {covered:.0%} of it"
+                f" and {share:.0%} of the page's content"
+            )
+            if covered < self.config["min_coverage"]:
+                plan.notes.append(
+                    f"page {number}: coverage target {self.config['min_coverage']:.0%} not"
+                    f" reached after {HARD_CAP} rectangles"
+                )
+        plan.intensity = 100.0 * float(np.mean(shares))
+        return plan
+
+    def _place(
+        self, window: Window, page_rect: pymupdf.Rect, rng: np.random.Generator
+    ) -> tuple[list[tuple[float, float, float, float]], float]:
+        """Random rectangles around the window's centre, then top-ups on uncovered points."""
+        config = self.config
+        box = window.rect
+        grow_x, grow_y = config["spread"] * box.width, config["spread"] * box.height
+        bounds = pymupdf.Rect(
+            box.x0 - grow_x, box.y0 - grow_y, box.x1 + grow_x, box.y1 + grow_y
+        ) & pymupdf.Rect(page_rect)
+        side_w = config["rect_size"] * box.width
+        side_h = config["rect_size"] * box.height
+
+        def make(cx: float, cy: float) -> tuple[float, float, float, float] | None:
+            half_w = side_w * rng.uniform(0.6, 1.4) / 2
+            half_h = side_h * rng.uniform(0.6, 1.4) / 2
+            rect = pymupdf.Rect(cx - half_w, cy - half_h, cx + half_w, cy + half_h) & page_rect
+            return None if rect.is_empty else rect_tuple(rect)
+
+        rects: list[tuple[float, float, float, float]] = []
+        centre = (box.tl + box.br) * 0.5
+        for _ in range(config["n_rects"]):
+            cx = float(np.clip(rng.normal(centre.x, 0.3 * box.width), bounds.x0, bounds.x1))
+            cy = float(np.clip(rng.normal(centre.y, 0.3 * box.height), bounds.y0, bounds.y1))
+            rect = make(cx, cy)
+            if rect is not None:
+                rects.append(rect)
+
+        # Coverage of the window on a 1 pt raster whose origin is the window's corner.
+        shape = (max(1, math.ceil(box.height)), max(1, math.ceil(box.width)))
+
+        def local(rs: list[tuple[float, float, float, float]]) -> list[tuple[float, ...]]:
+            return [(r[0] - box.x0, r[1] - box.y0, r[2] - box.x0, r[3] - box.y0) for r in rs]
+
+        covered = coverage(shape, local(rects))
+        while covered < config["min_coverage"] and len(rects) < HARD_CAP:
+            uncovered = np.flatnonzero(~rect_mask(shape, local(rects)))
+            if uncovered.size == 0:
+                break
+            y, x = divmod(int(uncovered[rng.integers(uncovered.size)]), shape[1])
+            rect = make(box.x0 + x + 0.5, box.y0 + y + 0.5)
+            if rect is not None:
+                rects.append(rect)
+            covered = coverage(shape, local(rects))
+        return rects, covered
+
+    def apply(self, document: pymupdf.Document, plan: Plan) -> None:
+        masks: dict[int, list[tuple[float, ...]]] = defaultdict(list)
+        for region in plan.edits.regions:
+            if region.kind == "mask" and region.page is not None:
+                masks[region.page].append(region.bbox)
+        for number in sorted(masks):
+            redact_rects(document[number - 1], masks[number], fill=BLACK)

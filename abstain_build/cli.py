@@ -394,12 +394,16 @@ def transforms_show(
     out.print(f"  {info['description']}")
     out.print(f"  intensity: {info['intensity']}")
     out.print(f"  origin: {info['origin']}")
+    if info["terminal_fallback"]:
+        out.print("  terminal fallback: applied only when named (--transforms)")
     table = Table(title="parameters")
     for column in ("name", "type", "default", "bounds", "help"):
         table.add_column(column)
     for pname, spec in info["params"].items():
         if spec["choices"]:
             bounds = " | ".join(map(str, spec["choices"]))
+        elif spec["low"] is None and spec["high"] is None:
+            bounds = "-"
         else:
             low = "" if spec["low"] is None else spec["low"]
             high = "" if spec["high"] is None else spec["high"]

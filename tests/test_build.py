@@ -119,11 +119,14 @@ def test_document_items_carry_rendered_evidence_pages_at_144_dpi(doc_runs) -> No
         assert page.size == (1224, 1584)  # US letter at 144 dpi
 
 
-def test_output_loads_with_hugging_face_datasets(doc_runs) -> None:
+def test_output_loads_with_hugging_face_datasets(doc_runs, tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
     base, _ = doc_runs
     path = str(base / "w1" / "data.jsonl")
-    whole = datasets.load_dataset("json", data_files=path, split="train")
+    # a private cache: the shared one is keyed by path, not content, and can be stale
+    whole = datasets.load_dataset(
+        "json", data_files=path, split="train", cache_dir=str(tmp_path / "hf")
+    )
     records = read_jsonl(base / "w1" / "data.jsonl")
     assert whole.num_rows == len(records)
     assert whole["id"] == [r["id"] for r in records]
@@ -295,7 +298,9 @@ def test_every_record_matches_the_declared_schema(doc_runs) -> None:
         assert schema_errors(record) == [], record["id"]
 
 
-def test_folder_loads_with_the_schema_from_the_card_even_in_tiny_blocks(doc_runs) -> None:
+def test_folder_loads_with_the_schema_from_the_card_even_in_tiny_blocks(
+    doc_runs, tmp_path: Path
+) -> None:
     """One record per Arrow block: the first block has only a control (transform null)."""
     datasets = pytest.importorskip("datasets")
     from abstain_build.schema import hf_features
@@ -303,7 +308,8 @@ def test_folder_loads_with_the_schema_from_the_card_even_in_tiny_blocks(doc_runs
     base, _ = doc_runs
     out = base / "w1"
     expected = [r["id"] for r in read_jsonl(out / "data.jsonl")]
-    by_folder = datasets.load_dataset(str(out), split="train", chunksize=256)
+    cache = str(tmp_path / "hf")  # private: the shared cache is keyed by path, not content
+    by_folder = datasets.load_dataset(str(out), split="train", chunksize=256, cache_dir=cache)
     assert by_folder["id"] == expected
     by_features = datasets.load_dataset(
         "json",
@@ -311,6 +317,7 @@ def test_folder_loads_with_the_schema_from_the_card_even_in_tiny_blocks(doc_runs
         features=hf_features(),
         split="train",
         chunksize=256,
+        cache_dir=cache,
     )
     assert by_features["id"] == expected
 

@@ -46,7 +46,7 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
     """Resolve transform names and parameters against the registry before anything is written."""
     try:
         registry = get_registry(tuple(config.plugins))
-        names = config.transforms if config.transforms else registry.names()
+        names = config.transforms if config.transforms else registry.default_names()
         unknown_params = sorted(set(config.transform_params) - set(names))
         if unknown_params:
             raise ConfigError(

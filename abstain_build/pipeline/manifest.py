@@ -18,12 +18,19 @@ def _environment() -> dict[str, str]:
     import PIL
     import pymupdf
 
+    from ..textregions.ocr import OcrError, engine_name
+
+    try:
+        ocr = engine_name()
+    except OcrError:
+        ocr = "unavailable: label masks fall back to edge bands, image-only pages get no words"
     return {
         "python": platform.python_version(),
         "platform": platform.platform(),
         "pymupdf": pymupdf.__version__,
         "numpy": numpy.__version__,
         "pillow": PIL.__version__,
+        "ocr": ocr,
     }
 
 

@@ -57,6 +57,9 @@ class Transform(abc.ABC):
     intensity_doc: ClassVar[str] = ""
     #: True when the output may legitimately change image size (crops, page hides).
     changes_geometry: ClassVar[bool] = False
+    #: True for the method's terminal fallbacks: guaranteed on any valid page, meant for the
+    #: end of a fallback chain, so a build leaves them out unless they are named.
+    terminal_fallback: ClassVar[bool] = False
 
     def __init__(self, **overrides: Any) -> None:
         self.config: dict[str, Any] = resolve_params(self.name, self.params, overrides)
@@ -103,6 +106,7 @@ class Transform(abc.ABC):
             "description": cls.description,
             "intensity": cls.intensity_doc,
             "changes_geometry": cls.changes_geometry,
+            "terminal_fallback": cls.terminal_fallback,
             "params": {name: spec.describe() for name, spec in cls.params.items()},
         }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,8 @@ class Param:
     low: float | None = None
     high: float | None = None
     choices: tuple[Any, ...] | None = None
+    #: Extra validation of the coerced value: raise ``ValueError`` with the reason.
+    check: Callable[[Any], Any] | None = None
 
     @property
     def type_name(self) -> str:
@@ -52,6 +55,11 @@ class Param:
             raise ParamError(f"{name}: {value!r} is above the maximum {self.high}")
         if self.choices is not None and value not in self.choices:
             raise ParamError(f"{name}: {value!r} is not one of {list(self.choices)}")
+        if self.check is not None:
+            try:
+                self.check(value)
+            except ValueError as exc:
+                raise ParamError(f"{name}: {exc}") from None
         return value
 
     def describe(self) -> dict[str, Any]:

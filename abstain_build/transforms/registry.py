@@ -124,6 +124,10 @@ class TransformRegistry:
     def names(self) -> list[str]:
         return sorted(self._classes)
 
+    def default_names(self) -> list[str]:
+        """What a build applies when no transform is named: all but the terminal fallbacks."""
+        return [name for name in self.names() if not self._classes[name].terminal_fallback]
+
     def __contains__(self, name: object) -> bool:
         return name in self._classes
 

@@ -51,9 +51,17 @@ format:
 fixtures: $(STAMP)
 	$(BIN)/abstain-build fixtures fixtures
 
-bench: $(STAMP)
+# The bench extra (albumentations, for bench/image_transforms.py) is installed only here.
+BENCH_STAMP := $(VENV)/.installed-bench
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -c constraints.txt -e ".[dev,bench]"
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 	$(BIN)/python bench/bench_transform.py
 	$(BIN)/python bench/bench_memory.py
+	$(BIN)/python bench/image_transforms.py
 
 clean:
 	rm -rf runs .pytest_cache .ruff_cache

@@ -204,3 +204,30 @@ def test_tiny_and_thin_images(name: str, width: int, height: int) -> None:
     output = run(name, gradient_image(width, height, 3))
     result = decode(output.images[0])
     assert result.ndim == 3 and result.shape[2] == 3
+
+
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+def test_lookup_table_kernels_agree_with_and_without_simd(
+    channels: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from abstain_build.transforms.functional import pixels
+
+    image = gradient_image(37, 23, channels) if channels != 1 else gradient_image(37, 23, 3)[..., 0]
+    if channels == 2:
+        image = gradient_image(37, 23, 4)[..., 2:]
+    expected_dark = np.rint(image.astype(float) / 15)
+    results = []
+    for accelerated in (True, False):
+        if not accelerated:
+            monkeypatch.setattr(pixels, "_stringzilla", None)
+        dark = pixels.darken(image, 15)
+        veiled = pixels.gray_overlay(image, 0.6)
+        if pixels.has_alpha(image):
+            assert np.array_equal(dark[..., -1], image[..., -1])
+            colour = slice(None, -1)
+            assert np.array_equal(dark[..., colour], expected_dark[..., colour])
+        else:
+            assert np.array_equal(dark, expected_dark)
+        results.append((dark, veiled))
+    assert np.array_equal(results[0][0], results[1][0])
+    assert np.array_equal(results[0][1], results[1][1])

@@ -51,10 +51,18 @@ def to_array(image: Image.Image) -> np.ndarray:
     return np.asarray(converted, dtype=np.uint8).copy()
 
 
+#: zlib level for every PNG we write. Measured by bench/image_transforms.py on transformed
+#: outputs: level 5 encodes 1.38 x faster than PIL's default 6 for files 7% larger; levels
+#: 7-9 save 3-10% of size at 0.77-0.17 x the speed.
+PNG_COMPRESS_LEVEL = 5
+
+
 def encode_png(array: np.ndarray) -> bytes:
     """PNG bytes that depend only on the pixels (no timestamps, fixed compression)."""
     buffer = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(array)).save(buffer, format="PNG", compress_level=6)
+    Image.fromarray(np.ascontiguousarray(array)).save(
+        buffer, format="PNG", compress_level=PNG_COMPRESS_LEVEL
+    )
     return buffer.getvalue()
 
 

@@ -7,10 +7,17 @@ colour black, not transparent, so the result looks the same on any background.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from itertools import pairwise
 
 import numpy as np
 from PIL import Image, ImageFilter
+
+try:  # optional SIMD byte translation
+    import stringzilla as _stringzilla
+except ImportError:  # pragma: no cover - depends on the environment
+    _stringzilla = None
 
 Rect = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels, half-open
 
@@ -27,7 +34,30 @@ def colour_channels(image: np.ndarray) -> int:
 
 
 def _lut(image: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Apply a 256-entry table to colour channels only (a table lookup is faster than maths)."""
+    """Apply a 256-entry table to colour channels only.
+
+    A byte-translation is the fastest way to run a lookup table: StringZilla's SIMD
+    ``translate`` when it is installed (as albumentations does), else ``bytearray.translate``
+    (a plain C loop, still 3-5 x faster than numpy's ``table[image]``). Same result either
+    way. Alpha is translated too, then put back.
+    """
+    if image.dtype != np.uint8:
+        return _lut_numpy(image, table)
+    table_bytes = table.astype(np.uint8)
+    if _stringzilla is not None:
+        out = np.array(image, dtype=np.uint8, order="C", copy=True)
+        _stringzilla.translate(memoryview(out.reshape(-1)), memoryview(table_bytes), inplace=True)
+    else:
+        # From a flat view bytearray() is one memcpy (it copies a 3-D buffer element by element).
+        flat = np.ascontiguousarray(image).reshape(-1)
+        translated = bytearray(flat.data).translate(table_bytes.tobytes())
+        out = np.frombuffer(translated, dtype=np.uint8).reshape(image.shape)
+    if has_alpha(image):
+        out[..., -1] = image[..., -1]
+    return out
+
+
+def _lut_numpy(image: np.ndarray, table: np.ndarray) -> np.ndarray:
     if has_alpha(image):
         out = image.copy()
         out[..., :-1] = table[image[..., :-1]]
@@ -44,28 +74,110 @@ def darken(image: np.ndarray, divisor: float) -> np.ndarray:
 def clip_rect(rect: Iterable[float], width: int, height: int) -> Rect | None:
     """Round a rectangle to whole pixels inside the image; ``None`` if nothing is left."""
     x0, y0, x1, y1 = rect
-    left, top = max(0, int(np.floor(x0))), max(0, int(np.floor(y0)))
-    right, bottom = min(width, int(np.ceil(x1))), min(height, int(np.ceil(y1)))
+    left, top = max(0, math.floor(x0)), max(0, math.floor(y0))
+    right, bottom = min(width, math.ceil(x1)), min(height, math.ceil(y1))
     if right <= left or bottom <= top:
         return None
     return left, top, right, bottom
 
 
+#: Images from this size on are painted band by band when rectangles overlap (_fill_banded):
+#: below it the planning costs more than the overdraw (measured crossover: 2.5-4 MiB).
+BANDED_FILL_BYTES = 3 << 20
+
+
 def fill_rects(image: np.ndarray, rects: Iterable[Iterable[float]], value: int = 0) -> np.ndarray:
     """Paint rectangles opaque ``value`` (black by default) on the colour channels."""
-    out = image.copy()
     height, width = image.shape[:2]
-    colour = slice(None, -1) if has_alpha(image) else slice(None)
-    for rect in rects:
-        clipped = clip_rect(rect, width, height)
-        if clipped is None:
-            continue
-        x0, y0, x1, y1 = clipped
-        if image.ndim == 2:
-            out[y0:y1, x0:x1] = value
-        else:
-            out[y0:y1, x0:x1, colour] = value
+    boxes = [box for rect in rects if (box := clip_rect(rect, width, height)) is not None]
+    painted = sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in boxes)
+    if len(boxes) > 1 and painted > height * width and image.nbytes >= BANDED_FILL_BYTES:
+        return _fill_banded(image, boxes, value)
+    out = image.copy()
+    for x0, y0, x1, y1 in boxes:
+        # Whole pixels (alpha too, put back below): filling out[..., :-1] writes runs of 1 or
+        # 3 bytes, 30 x slower than a whole-pixel fill.
+        out[y0:y1, x0:x1] = value
+    if boxes and has_alpha(image):
+        left, top, right, bottom = _bounding_box(boxes)
+        out[top:bottom, left:right, -1] = image[top:bottom, left:right, -1]
     return out
+
+
+def _bounding_box(boxes: list[Rect]) -> Rect:
+    return (
+        min(box[0] for box in boxes),
+        min(box[1] for box in boxes),
+        max(box[2] for box in boxes),
+        max(box[3] for box in boxes),
+    )
+
+
+def _fill_banded(image: np.ndarray, boxes: list[Rect], value: int) -> np.ndarray:
+    """:func:`fill_rects` writing every pixel once: the union of the boxes is cut into
+    horizontal bands of merged spans; spans are painted, the gaps copied from ``image``.
+
+    Painting box after box writes the overlaps again (20 boxes of 15% of the area: 3 x the
+    image), on top of a whole copy; this costs one copy, plus ~0.1 ms of planning.
+    """
+    image = np.ascontiguousarray(image)
+    out = np.empty(image.shape, dtype=image.dtype)
+    # With alpha, a pixel is one 16- or 32-bit word: painting a span is then one pass,
+    # out = (image & alpha bits) | colour bits, instead of a fill and a strided alpha copy.
+    alpha = has_alpha(image)
+    words = _pixel_words(image, value) if alpha and image.dtype == np.uint8 else None
+    bands = _union_bands(boxes)
+    first, last = bands[0][0], bands[-1][1]
+    out[:first] = image[:first]
+    out[last:] = image[last:]
+    for top, bottom, spans in bands:
+        done = 0
+        for x0, x1 in spans:
+            if x0 > done:
+                out[top:bottom, done:x0] = image[top:bottom, done:x0]
+            if words is None:
+                out[top:bottom, x0:x1] = value
+                if alpha:
+                    out[top:bottom, x0:x1, -1] = image[top:bottom, x0:x1, -1]
+            else:
+                source, keep_alpha, colour = words
+                span = out.view(source.dtype)[top:bottom, x0:x1, 0]
+                np.bitwise_and(source[top:bottom, x0:x1, 0], keep_alpha, out=span)
+                if colour:
+                    span |= colour
+            done = x1
+        out[top:bottom, done:] = image[top:bottom, done:]
+    return out
+
+
+def _pixel_words(image: np.ndarray, value: int) -> tuple[np.ndarray, np.generic, np.generic]:
+    """``image`` (C-contiguous uint8, 2 or 4 channels) as one word a pixel, the mask of its
+    alpha byte and the word of colour ``value`` with alpha 0."""
+    channels = image.shape[2]
+    word = np.uint16 if channels == 2 else np.uint32
+    keep_alpha = np.array([0] * (channels - 1) + [255], dtype=np.uint8).view(word)[0]
+    colour = np.array([value] * (channels - 1) + [0], dtype=np.uint8).view(word)[0]
+    return image.view(word), keep_alpha, colour
+
+
+def _union_bands(boxes: list[Rect]) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    """The union of ``boxes`` as (top, bottom, sorted disjoint x spans), bands top to bottom;
+    neighbouring bands with the same spans are merged."""
+    edges = sorted({y for box in boxes for y in (box[1], box[3])})
+    bands: list[tuple[int, int, list[tuple[int, int]]]] = []
+    for top, bottom in pairwise(edges):
+        spans: list[tuple[int, int]] = []
+        for x0, x1 in sorted((b[0], b[2]) for b in boxes if b[1] <= top and b[3] >= bottom):
+            if spans and x0 <= spans[-1][1]:
+                if x1 > spans[-1][1]:
+                    spans[-1] = (spans[-1][0], x1)
+            else:
+                spans.append((x0, x1))
+        if bands and bands[-1][2] == spans:
+            bands[-1] = (bands[-1][0], bottom, spans)
+        else:
+            bands.append((top, bottom, spans))
+    return bands
 
 
 def rect_mask(shape: tuple[int, int], rects: Iterable[Iterable[float]]) -> np.ndarray:
@@ -89,23 +201,21 @@ def coverage(shape: tuple[int, int], rects: Iterable[Iterable[float]]) -> float:
 
 
 def gaussian_blur(image: np.ndarray, radius: float) -> np.ndarray:
-    """Gaussian blur of the colour channels (PIL's, whose cost does not grow with radius)."""
+    """Gaussian blur of the colour channels (PIL's, whose cost does not grow with radius).
+
+    Each colour channel is blurred as its own 8-bit plane: PIL blurs RGB as 4 bytes a pixel
+    (with padding), so three planes are ~20% less work, with exactly the same result (the
+    box passes treat channels independently).
+    """
     if radius <= 0:
         return image.copy()
     if image.ndim == 2:
-        return np.asarray(Image.fromarray(image).filter(ImageFilter.GaussianBlur(radius)))
-    colour = image[..., :-1] if has_alpha(image) else image
-    if colour.shape[2] == 1:
-        blurred = _blur_plane(colour[..., 0], radius)[..., None]
-    else:
-        blurred = np.asarray(
-            Image.fromarray(np.ascontiguousarray(colour)).filter(ImageFilter.GaussianBlur(radius))
-        )
-    if has_alpha(image):
-        out = image.copy()
-        out[..., :-1] = blurred
-        return out
-    return np.array(blurred)
+        return np.array(_blur_plane(image, radius))
+    colours = colour_channels(image)
+    out = image.copy() if has_alpha(image) else np.empty_like(image)
+    for channel in range(colours):
+        out[..., channel] = _blur_plane(image[..., channel], radius)
+    return out
 
 
 def _blur_plane(plane: np.ndarray, radius: float) -> np.ndarray:
@@ -114,18 +224,36 @@ def _blur_plane(plane: np.ndarray, radius: float) -> np.ndarray:
     )
 
 
-def blur_rects(image: np.ndarray, rects: Iterable[Iterable[float]], radius: float) -> np.ndarray:
-    """Blur the whole image once, then keep the blurred pixels only inside ``rects``.
+def blur_reach(radius: float) -> int:
+    """How far (in pixels) a pixel's value travels under :func:`gaussian_blur`.
 
-    Blurring the whole image (not each crop) keeps the blur continuous across a region's
-    edge, as a photographic blur would be.
+    PIL's Gaussian is 3 passes of an extended box of radius ``l + a`` with
+    ``l = floor((sqrt(4 r^2 + 1) - 1) / 2) < r``; each pass reads ``l + 1`` pixels either
+    side. So pixels farther than ``3 * ceil(r)`` from a crop's edge blur exactly as in the
+    whole image (one pixel of slack per pass for float rounding).
     """
-    mask = rect_mask(image.shape[:2], rects)
-    if not mask.any():
+    return 3 * (math.ceil(radius) + 1)
+
+
+def blur_rects(image: np.ndarray, rects: Iterable[Iterable[float]], radius: float) -> np.ndarray:
+    """Blur ``rects`` as if the whole image were blurred, keeping the rest unchanged.
+
+    The blur stays continuous across a region's edge, as a photographic blur would be: it
+    reads the pixels around the regions. Only the regions' bounding box plus
+    :func:`blur_reach` is blurred, which gives exactly the pixels a whole-image blur gives.
+    """
+    height, width = image.shape[:2]
+    boxes = [box for rect in rects if (box := clip_rect(rect, width, height)) is not None]
+    if not boxes or radius <= 0:
         return image.copy()
-    blurred = gaussian_blur(image, radius)
+    reach = blur_reach(radius)
+    left, top, right, bottom = _bounding_box(boxes)
+    left, top = max(0, left - reach), max(0, top - reach)
+    right, bottom = min(width, right + reach), min(height, bottom + reach)
+    blurred = gaussian_blur(image[top:bottom, left:right], radius)
     out = image.copy()
-    out[mask] = blurred[mask]
+    for x0, y0, x1, y1 in boxes:
+        out[y0:y1, x0:x1] = blurred[y0 - top : y1 - top, x0 - left : x1 - left]
     return out
 
 

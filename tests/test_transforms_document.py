@@ -547,3 +547,21 @@ def test_real_evidence_pages(real_samples, key) -> None:
                 core = grow(region.bbox, -1)
                 if not core.is_empty:
                     assert crop(rendered, core).mean() < 10, (name, number, region)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "remove_visual_element",
+        "blur_figure_region",
+        "hide_evidence_page",
+        "full_page_blur",
+        "dense_mask",
+    ],
+)
+def test_every_page_transform_takes_a_blank_page(docs: dict[str, Path], name: str) -> None:
+    output = run(name, doc_sample(docs["blank"], (1,)))
+    assert output.qc["passed"], output.qc
+    assert output.record.edits.regions, "even on a blank page the edit is recorded"
+    with pymupdf.open(stream=output.pdf, filetype="pdf") as document:
+        assert document.page_count == 1

@@ -7,6 +7,7 @@ colour black, not transparent, so the result looks the same on any background.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from itertools import pairwise
@@ -45,8 +46,12 @@ def _lut(image: np.ndarray, table: np.ndarray) -> np.ndarray:
         return _lut_numpy(image, table)
     table_bytes = table.astype(np.uint8)
     if _stringzilla is not None:
-        out = np.array(image, dtype=np.uint8, order="C", copy=True)
-        _stringzilla.translate(memoryview(out.reshape(-1)), memoryview(table_bytes), inplace=True)
+        source = np.ascontiguousarray(image).reshape(-1)
+        out = np.empty(image.shape, dtype=np.uint8)
+        # one pass: read the source, write the result (no copy first)
+        _stringzilla.translate(
+            memoryview(source), memoryview(table_bytes), out=memoryview(out.reshape(-1))
+        )
     else:
         # From a flat view bytearray() is one memcpy (it copies a 3-D buffer element by element).
         flat = np.ascontiguousarray(image).reshape(-1)
@@ -65,10 +70,19 @@ def _lut_numpy(image: np.ndarray, table: np.ndarray) -> np.ndarray:
     return table[image]
 
 
+@functools.lru_cache(maxsize=64)
+def _darken_table(divisor: float) -> np.ndarray:
+    return np.rint(np.arange(256, dtype=np.float64) / divisor).clip(0, 255).astype(np.uint8)
+
+
+@functools.lru_cache(maxsize=64)
+def _overlay_table(alpha: float, gray: int) -> np.ndarray:
+    return np.rint(np.arange(256) * (1.0 - alpha) + gray * alpha).clip(0, 255).astype(np.uint8)
+
+
 def darken(image: np.ndarray, divisor: float) -> np.ndarray:
     """Divide every colour value by ``divisor`` (rounded to nearest); alpha is kept."""
-    table = np.rint(np.arange(256, dtype=np.float64) / divisor).clip(0, 255).astype(np.uint8)
-    return _lut(image, table)
+    return _lut(image, _darken_table(float(divisor)))
 
 
 def clip_rect(rect: Iterable[float], width: int, height: int) -> Rect | None:
@@ -259,5 +273,4 @@ def blur_rects(image: np.ndarray, rects: Iterable[Iterable[float]], radius: floa
 
 def gray_overlay(image: np.ndarray, alpha: float, gray: int = 128) -> np.ndarray:
     """Composite a uniform gray layer of opacity ``alpha`` over the colour channels."""
-    table = np.rint(np.arange(256) * (1.0 - alpha) + gray * alpha).clip(0, 255).astype(np.uint8)
-    return _lut(image, table)
+    return _lut(image, _overlay_table(float(alpha), int(gray)))

@@ -22,7 +22,7 @@ from abstain_build.model import DocumentRef, Region, Sample, SourceInfo
 from abstain_build.pipeline.apply import TransformOutput, run_transform
 from abstain_build.transforms import NotApplicable, get_registry
 from abstain_build.transforms.builtin.dense_mask import cell_runs
-from abstain_build.transforms.functional.page_content import label_components
+from abstain_build.transforms.functional.raster import label_components
 
 from .conftest import FIXTURES, png_bytes
 

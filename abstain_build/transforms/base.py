@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..model import FAMILIES, Edits, Plan, Region, Sample
+from .functional.page_content import normalised_page
 from .params import Param, resolve_params
 
 if TYPE_CHECKING:
@@ -177,6 +178,52 @@ class DocumentTransform(Transform):
     @abc.abstractmethod
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
         """Edit ``document`` (a private copy) as planned."""
+
+
+class EvidencePageTransform(DocumentTransform):
+    """A document transform planned one evidence page at a time.
+
+    :meth:`plan` takes the sample's evidence pages (sorted, each once; :class:`NotApplicable`
+    when there are none), hands each one, normalised (rotation removed, as
+    :mod:`.functional.pdf_edit` edits it), to :meth:`plan_page`, and sets the plan's
+    intensity from what the pages return (:meth:`plan_intensity`).
+    """
+
+    def plan_params(self, ctx: TransformContext) -> dict[str, Any]:
+        """The recorded parameters. Default: the configured ones."""
+        return dict(self.config)
+
+    @abc.abstractmethod
+    def plan_page(
+        self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
+    ) -> float:
+        """Add page ``number``'s regions and notes to ``plan``; return its share (0..1)."""
+
+    def plan_intensity(self, shares: list[float]) -> float:
+        """The plan's intensity from the pages' shares. Default: 100 * their mean."""
+        return 100.0 * float(np.mean(shares))
+
+    def plan(self, ctx: TransformContext) -> Plan:
+        pages = sorted(set(ctx.sample.evidence_pages))
+        if not pages:
+            raise NotApplicable("the sample lists no evidence pages")
+        plan = Plan(params=self.plan_params(ctx))
+        document = ctx.inputs.document()
+        shares: list[float] = []
+        for number in pages:
+            with normalised_page(document, number) as page:
+                shares.append(self.plan_page(page, number, plan, ctx))
+        plan.intensity = self.plan_intensity(shares)
+        return plan
+
+    @staticmethod
+    def page_regions(plan: Plan, kind: str) -> dict[int, list[Region]]:
+        """The plan's page regions of ``kind``, by page number in ascending order."""
+        out: dict[int, list[Region]] = {}
+        for region in plan.edits.regions:
+            if region.kind == kind and region.page is not None:
+                out.setdefault(region.page, []).append(region)
+        return dict(sorted(out.items()))
 
 
 class QuestionTransform(Transform):

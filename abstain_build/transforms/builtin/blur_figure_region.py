@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from typing import Any
 
 import numpy as np
 import pymupdf
 
-from ...media.pdf import DEFAULT_DPI
 from ...model import EVIDENCE, Plan, Region
-from ..base import DocumentTransform, NotApplicable, TransformContext
-from ..functional.page_content import analyse_page, find_figures, normalised_page, rect_tuple
+from ..base import EvidencePageTransform, TransformContext
+from ..functional.blur import blur_params, blur_strength
+from ..functional.figures import find_figures
+from ..functional.page_content import analyse_page, rect_tuple
 from ..functional.pdf_edit import blur_page, blur_regions
 from ..params import Param
 from ..registry import register_transform
 
 
 @register_transform
-class BlurFigureRegion(DocumentTransform):
+class BlurFigureRegion(EvidencePageTransform):
     name = "blur_figure_region"
     family = "evidence_removal"
     axis = EVIDENCE
@@ -52,71 +53,61 @@ class BlurFigureRegion(DocumentTransform):
         " regions (1 for a page blurred whole), averaged over evidence pages."
     )
 
-    def plan(self, ctx: TransformContext) -> Plan:
-        pages = sorted(set(ctx.sample.evidence_pages))
-        if not pages:
-            raise NotApplicable("the sample lists no evidence pages")
-        dpi = ctx.inputs.limits.dpi
-        radius_px = self.config["radius"] * dpi / DEFAULT_DPI
-        plan = Plan(params={**self.config, "dpi": dpi, "radius_px": round(radius_px, 3)})
-        document = ctx.inputs.document()
-        shares: list[float] = []
-        for number in pages:
-            with normalised_page(document, number) as page:
-                content = analyse_page(page)
-                figures = find_figures(
-                    page,
-                    content,
-                    min_area=self.config["min_area"],
-                    margin=self.config["margin"],
+    def plan_params(self, ctx: TransformContext) -> dict[str, Any]:
+        return {**self.config, **blur_params(self.config["radius"], ctx.inputs.limits.dpi)}
+
+    def plan_page(
+        self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
+    ) -> float:
+        content = analyse_page(page)
+        figures = find_figures(
+            page,
+            content,
+            min_area=self.config["min_area"],
+            margin=self.config["margin"],
+        )
+        if not figures:
+            plan.edits.regions.append(
+                Region(
+                    bbox=rect_tuple(content.rect),
+                    kind="blur",
+                    page=number,
+                    unit="pt",
+                    detector="fallback",
+                    role="page",
                 )
-            if not figures:
-                plan.edits.regions.append(
-                    Region(
-                        bbox=rect_tuple(content.rect),
-                        kind="blur",
-                        page=number,
-                        unit="pt",
-                        detector="fallback",
-                        role="page",
-                    )
+            )
+            plan.notes.append(f"page {number}: no figure region found: whole page blurred")
+            return 1.0
+        rects = []
+        for figure in figures:
+            rects.append(rect_tuple(figure.rect))
+            plan.edits.regions.append(
+                Region(
+                    bbox=rects[-1],
+                    kind="blur",
+                    page=number,
+                    unit="pt",
+                    detector=figure.detector,
+                    role=figure.role,
                 )
-                plan.notes.append(f"page {number}: no figure region found: whole page blurred")
-                shares.append(1.0)
-                continue
-            rects = []
-            for figure in figures:
-                rects.append(rect_tuple(figure.rect))
-                plan.edits.regions.append(
-                    Region(
-                        bbox=rects[-1],
-                        kind="blur",
-                        page=number,
-                        unit="pt",
-                        detector=figure.detector,
-                        role=figure.role,
-                    )
-                )
-                plan.notes.append(
-                    f"page {number}: blurred {figure.source} at {rect_tuple(figure.rect, 0)}"
-                    f" ({figure.detector})"
-                )
-            total = content.mass()
-            shares.append(content.mass(rects) / total if total > 0 else 1.0)
-        strength = min(1.0, self.config["radius"] / 25.0)
-        plan.intensity = 100.0 * strength * float(np.mean(shares))
-        return plan
+            )
+            plan.notes.append(
+                f"page {number}: blurred {figure.source} at {rect_tuple(figure.rect, 0)}"
+                f" ({figure.detector})"
+            )
+        total = content.mass()
+        return content.mass(rects) / total if total > 0 else 1.0
+
+    def plan_intensity(self, shares: list[float]) -> float:
+        return 100.0 * blur_strength(self.config["radius"]) * float(np.mean(shares))
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
         dpi = plan.params["dpi"]
-        radius_px = plan.params["radius_px"]
-        regions: dict[int, list[Region]] = defaultdict(list)
-        for region in plan.edits.regions:
-            if region.kind == "blur" and region.page is not None:
-                regions[region.page].append(region)
-        for number in sorted(regions):
+        radius = plan.params["radius_px"]
+        for number, regions in self.page_regions(plan, "blur").items():
             page = document[number - 1]
-            if any(r.role == "page" for r in regions[number]):
-                blur_page(page, radius_px, dpi)
+            if any(r.role == "page" for r in regions):
+                blur_page(page, radius, dpi)
             else:
-                blur_regions(page, [r.bbox for r in regions[number]], radius_px, dpi)
+                blur_regions(page, [r.bbox for r in regions], radius, dpi)

@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 
 import numpy as np
 import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
-from ..base import DocumentTransform, NotApplicable, TransformContext
-from ..functional.page_content import (
-    DETECTORS,
-    PageContent,
-    analyse_page,
-    inflate,
-    normalised_page,
-    rect_tuple,
-)
+from ..base import EvidencePageTransform, TransformContext
+from ..functional.page_content import DETECTORS, analyse_page, inflate, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..params import Param
 from ..registry import register_transform
@@ -73,7 +65,7 @@ def cell_runs(selected: np.ndarray, labels: np.ndarray) -> list[tuple[int, int, 
 
 
 @register_transform
-class DenseMask(DocumentTransform):
+class DenseMask(EvidencePageTransform):
     name = "dense_mask"
     family = "evidence_removal"
     axis = EVIDENCE
@@ -99,23 +91,10 @@ class DenseMask(DocumentTransform):
         " over evidence pages."
     )
 
-    def plan(self, ctx: TransformContext) -> Plan:
-        pages = sorted(set(ctx.sample.evidence_pages))
-        if not pages:
-            raise NotApplicable("the sample lists no evidence pages")
-        document = ctx.inputs.document()
-        plan = Plan(params=dict(self.config))
-        coverages: list[float] = []
-        for number in pages:
-            with normalised_page(document, number) as page:
-                content = analyse_page(page)
-            coverages.append(self._plan_page(content, number, plan, ctx.rng))
-        plan.intensity = 100.0 * float(np.mean(coverages))
-        return plan
-
-    def _plan_page(
-        self, content: PageContent, number: int, plan: Plan, rng: np.random.Generator
+    def plan_page(
+        self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
     ) -> float:
+        content = analyse_page(page)
         grid = content.grid
         density = content.density
         cells = content.content_cells()
@@ -144,7 +123,7 @@ class DenseMask(DocumentTransform):
         else:
             cy, cx = (r0 + r1 - 1) / 2, (c0 + c1 - 1) / 2
         distance = np.hypot(yy - cy, xx - cx)
-        tiebreak = rng.random(local.shape)
+        tiebreak = ctx.rng.random(local.shape)
         order = np.lexsort((tiebreak.ravel(), distance.ravel(), -around.ravel(), -local.ravel()))
         n_cells = local.size
         needed = min(n_cells, math.ceil(self.config["min_coverage"] * n_cells - 1e-9))
@@ -189,9 +168,5 @@ class DenseMask(DocumentTransform):
         return achieved
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
-        masks: dict[int, list[tuple[float, ...]]] = defaultdict(list)
-        for region in plan.edits.regions:
-            if region.kind == "mask" and region.page is not None:
-                masks[region.page].append(region.bbox)
-        for number in sorted(masks):
-            redact_rects(document[number - 1], masks[number], fill=BLACK)
+        for number, masks in self.page_regions(plan, "mask").items():
+            redact_rects(document[number - 1], [mask.bbox for mask in masks], fill=BLACK)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pymupdf
 
-from ...media.pdf import DEFAULT_DPI
 from ...model import EVIDENCE, Plan, Region
-from ..base import DocumentTransform, NotApplicable, TransformContext
+from ..base import EvidencePageTransform, TransformContext
+from ..functional.blur import blur_params, blur_strength, radius_px
 from ..functional.page_content import rect_tuple
 from ..functional.pdf_edit import blur_page
 from ..params import Param
@@ -14,7 +17,7 @@ from ..registry import register_transform
 
 
 @register_transform
-class FullPageBlur(DocumentTransform):
+class FullPageBlur(EvidencePageTransform):
     name = "full_page_blur"
     family = "evidence_removal"
     axis = EVIDENCE
@@ -35,32 +38,39 @@ class FullPageBlur(DocumentTransform):
     }
     intensity_doc = "100 * min(1, radius / 25): 100 at the default radius."
 
-    def plan(self, ctx: TransformContext) -> Plan:
-        pages = sorted(set(ctx.sample.evidence_pages))
-        if not pages:
-            raise NotApplicable("the sample lists no evidence pages")
-        dpi = ctx.inputs.limits.dpi
-        radius_px = self.config["radius"] * dpi / DEFAULT_DPI
-        plan = Plan(params={**self.config, "dpi": dpi, "radius_px": round(radius_px, 3)})
-        document = ctx.inputs.document()
-        for number in pages:
-            # page.rect is the visible page, i.e. the page once its rotation is removed.
-            rect = document[number - 1].rect
-            plan.edits.regions.append(
-                Region(
-                    bbox=rect_tuple(rect),
-                    kind="blur",
-                    page=number,
-                    unit="pt",
-                    detector="geometry",
-                    role="page",
-                )
+    def plan_params(self, ctx: TransformContext) -> dict[str, Any]:
+        return {**self.config, **blur_params(self.config["radius"], ctx.inputs.limits.dpi)}
+
+    def plan_page(
+        self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
+    ) -> float:
+        # The region is the document's own page.rect, the visible page, as it has always
+        # been recorded. It is the normalised page's rect except on a rotated page with a
+        # crop box, whose crop box PyMuPDF's remove_rotation() drops.
+        rect = ctx.inputs.document()[number - 1].rect
+        plan.edits.regions.append(
+            Region(
+                bbox=rect_tuple(rect),
+                kind="blur",
+                page=number,
+                unit="pt",
+                detector="geometry",
+                role="page",
             )
-        plan.notes.append(
-            f"blurred page(s) {pages} whole: radius {radius_px:.1f} px at {dpi} dpi;"
-            " text layer, images and drawings removed"
         )
-        plan.intensity = 100.0 * min(1.0, self.config["radius"] / 25.0)
+        return 1.0  # the whole page
+
+    def plan_intensity(self, shares: list[float]) -> float:
+        return 100.0 * blur_strength(self.config["radius"]) * float(np.mean(shares))
+
+    def plan(self, ctx: TransformContext) -> Plan:
+        plan = super().plan(ctx)
+        pages = [region.page for region in plan.edits.regions]  # one region per page
+        dpi = plan.params["dpi"]
+        plan.notes.append(
+            f"blurred page(s) {pages} whole: radius {radius_px(self.config['radius'], dpi):.1f}"
+            f" px at {dpi} dpi; text layer, images and drawings removed"
+        )
         return plan
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:

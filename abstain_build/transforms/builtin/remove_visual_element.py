@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 
 import numpy as np
 import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
-from ..base import DocumentTransform, NotApplicable, TransformContext
-from ..functional.page_content import (
-    Window,
-    analyse_page,
-    densest_window,
-    normalised_page,
-    rect_tuple,
-)
+from ..base import EvidencePageTransform, TransformContext
+from ..functional.page_content import Window, analyse_page, densest_window, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..functional.pixels import coverage, rect_mask
 from ..params import Param
@@ -27,7 +20,7 @@ HARD_CAP = 500
 
 
 @register_transform
-class RemoveVisualElement(DocumentTransform):
+class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
     family = "evidence_removal"
     axis = EVIDENCE
@@ -74,58 +67,50 @@ class RemoveVisualElement(DocumentTransform):
         " averaged over evidence pages; on an empty page, the share of its area."
     )
 
-    def plan(self, ctx: TransformContext) -> Plan:
-        pages = sorted(set(ctx.sample.evidence_pages))
-        if not pages:
-            raise NotApplicable("the sample lists no evidence pages")
-        document = ctx.inputs.document()
-        plan = Plan(params=dict(self.config))
-        shares: list[float] = []
-        for number in pages:
-            with normalised_page(document, number) as page:
-                content = analyse_page(page)
-            window = densest_window(
-                content, self.config["window"], self.config["window"], self.config["centre_pref"]
+    def plan_page(
+        self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
+    ) -> float:
+        content = analyse_page(page)
+        window = densest_window(
+            content, self.config["window"], self.config["window"], self.config["centre_pref"]
+        )
+        rects, covered = self._place(window, content.rect, ctx.rng)
+        plan.edits.regions.append(
+            Region(
+                bbox=rect_tuple(window.rect),
+                kind="dense_window",
+                page=number,
+                unit="pt",
+                detector=window.detector,
+                role=window.role,
             )
-            rects, covered = self._place(window, content.rect, ctx.rng)
+        )
+        for rect in rects:
             plan.edits.regions.append(
-                Region(
-                    bbox=rect_tuple(window.rect),
-                    kind="dense_window",
-                    page=number,
-                    unit="pt",
-                    detector=window.detector,
-                    role=window.role,
-                )
+                Region(bbox=rect, kind="mask", page=number, unit="pt", detector="random")
             )
-            for rect in rects:
-                plan.edits.regions.append(
-                    Region(bbox=rect, kind="mask", page=number, unit="pt", detector="random")
-                )
-            total = content.mass()
-            if total > 0:
-                share = content.mass(rects) / total
-            else:
-                share = float(content.grid.coverage(rects).clip(0, 1).mean())
-            shares.append(share)
-            where = (
-                "page empty: centred window"
-                if window.detector == "fallback"
-                else f"{window.role} found by {window.detector},"
-                f" {window.share:.0%} of the page's content"
-            )
+        total = content.mass()
+        if total > 0:
+            share = content.mass(rects) / total
+        else:
+            share = float(content.grid.coverage(rects).clip(0, 1).mean())
+        where = (
+            "page empty: centred window"
+            if window.detector == "fallback"
+            else f"{window.role} found by {window.detector},"
+            f" {window.share:.0%} of the page's content"
+        )
+        plan.notes.append(
+            f"page {number}: densest window {rect_tuple(window.rect, 0)} ({where});"
+            f" {len(rects)} black rectangles cover {covered:.0%} of it"
+            f" and {share:.0%} of the page's content"
+        )
+        if covered < self.config["min_coverage"]:
             plan.notes.append(
-                f"page {number}: densest window {rect_tuple(window.rect, 0)} ({where});"
-                f" {len(rects)} black rectangles cover {covered:.0%} of it"
-                f" and {share:.0%} of the page's content"
+                f"page {number}: coverage target {self.config['min_coverage']:.0%} not"
+                f" reached after {HARD_CAP} rectangles"
             )
-            if covered < self.config["min_coverage"]:
-                plan.notes.append(
-                    f"page {number}: coverage target {self.config['min_coverage']:.0%} not"
-                    f" reached after {HARD_CAP} rectangles"
-                )
-        plan.intensity = 100.0 * float(np.mean(shares))
-        return plan
+        return share
 
     def _place(
         self, window: Window, page_rect: pymupdf.Rect, rng: np.random.Generator
@@ -174,9 +159,5 @@ class RemoveVisualElement(DocumentTransform):
         return rects, covered
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
-        masks: dict[int, list[tuple[float, ...]]] = defaultdict(list)
-        for region in plan.edits.regions:
-            if region.kind == "mask" and region.page is not None:
-                masks[region.page].append(region.bbox)
-        for number in sorted(masks):
-            redact_rects(document[number - 1], masks[number], fill=BLACK)
+        for number, masks in self.page_regions(plan, "mask").items():
+            redact_rects(document[number - 1], [mask.bbox for mask in masks], fill=BLACK)

@@ -17,6 +17,7 @@ from abstain_build.loaders import open_source
 from abstain_build.model import Sample
 from abstain_build.preview import PreviewResult, preview
 from abstain_build.preview.sheet import COLUMNS, IMAGE_H, PAD, TEXT_H, TILE_W
+from abstain_build.transforms import get_registry
 
 from .conftest import FIXTURES, run_cli
 
@@ -160,28 +161,33 @@ def test_cards_list_the_parameters_used(doc_preview: PreviewResult) -> None:
         assert declared <= shown, f"{name}: parameters {declared - shown} not shown"
 
 
-@pytest.mark.parametrize(
-    ("which", "other_axis"),
-    [
-        ("doc", ["adaptive_darkness"]),
-        ("image", ["hide_evidence_page", "temporal_drift"]),
-    ],
-)
-def test_transforms_of_the_other_axis_are_listed_as_not_applicable_with_reason(
-    which: str,
-    other_axis: list[str],
-    doc_preview: PreviewResult,
-    image_preview: PreviewResult,
+@pytest.mark.parametrize("which", ["doc", "image"])
+def test_by_default_only_the_samples_axis_is_previewed(
+    which: str, doc_preview: PreviewResult, image_preview: PreviewResult
 ) -> None:
     result = doc_preview if which == "doc" else image_preview
+    axis = "evidence_sufficiency" if which == "doc" else "modality_dependency"
+    shown = {i.transform.name for i in result.items}
+    expected = {cls.name for cls in get_registry() if cls.axis == axis}
+    assert shown == expected
+    if which == "doc":
+        assert {"full_page_blur", "dense_mask"} <= shown, "the terminal fallbacks are previewed"
+
+
+def test_a_named_transform_of_the_other_axis_is_listed_with_its_reason(
+    tmp_path: Path,
+) -> None:
+    result = preview(
+        DOC_SOURCE, DOC_SAMPLE, tmp_path / "p", transforms=["adaptive_darkness", "dense_mask"]
+    )
     page = parse_page(result)
-    for name in other_axis:
-        not_applicable = item(result, name)
-        assert not_applicable.status == "not_applicable"
-        assert not_applicable.reason
-        text = " ".join(page.card(name)["text"].split())
-        assert "not applicable" in text
-        assert not_applicable.reason in text
+    not_applicable = item(result, "adaptive_darkness")
+    assert not_applicable.status == "not_applicable"
+    assert not_applicable.reason
+    text = " ".join(page.card("adaptive_darkness")["text"].split())
+    assert "not applicable" in text
+    assert not_applicable.reason in text
+    assert item(result, "dense_mask").status == "ok"
 
 
 def test_contact_sheet_has_one_tile_per_produced_item_plus_the_original(

@@ -65,11 +65,12 @@ def find_sample(source_path: str | Path, sample_id: str, format: str | None = No
 
 
 def _transforms(
-    names: list[str] | None, params: dict[str, dict[str, Any]], plugins: list[str]
+    names: list[str] | None, params: dict[str, dict[str, Any]], plugins: list[str], axis: str
 ) -> list[Transform]:
+    """The named transforms, or every registered one for the sample's axis."""
     try:
         registry = get_registry(tuple(plugins))
-        chosen = names or registry.names()
+        chosen = names or [n for n in registry.names() if registry.get(n).axis == axis]
         return [registry.get(name)(**params.get(name, {})) for name in chosen]
     except (RegistryError, ParamError) as exc:
         raise ConfigError(str(exc)) from None
@@ -140,7 +141,7 @@ def preview(
 ) -> PreviewResult:
     """Write ``index.html`` and ``contact_sheet.png`` for one sample into ``out``."""
     sample = find_sample(source, sample_id, format)
-    chosen = _transforms(transforms, params or {}, plugins or [])
+    chosen = _transforms(transforms, params or {}, plugins or [], sample.axis)
     out_dir = _prepare_folder(Path(out))
     store = AssetStore(out_dir)
     inputs = SampleInputs(sample, limits or InputLimits())

@@ -1,0 +1,205 @@
+"""Numbers as reports print them: a tokenizer that keeps each number's format.
+
+Corrupting or erasing a number needs more than its value: where it is, how it is written
+(thousand separators, decimals, currency, percent, a scale word, parentheses for a
+negative) so that a replacement looks like it belongs, and what kind of number it is, so
+that years, quarters and document codes are left alone unless asked for.
+
+Kinds:
+
+* ``amount``: 1,234.5  (1,234)  -3.2  $4.5bn  1.2 million  0.75
+* ``percent``: -3.2%  12 %
+* ``multiple``: 12.3x  137x
+* ``year``: 2015 standing alone;  ``year_range``: 2015-2017, 1971–1981, 2013-14
+* ``fiscal_year``: FY2015, FY 15, FY'15, FY 2014-2015
+* ``quarter``: Q3, Q1 2017, Q2 FY15
+* ``code``: digits joined by hyphens that are not a year range (ASU 2015-05, 10-K's 10 is
+  an amount) — kept as one token so no part of it is read as a number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SCALES: dict[str, float] = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "million": 1e6,
+    "b": 1e9,
+    "bn": 1e9,
+    "billion": 1e9,
+    "t": 1e12,
+    "tn": 1e12,
+    "trillion": 1e12,
+}
+
+# Scale words may follow after a space; abbreviations only attached ("4.5bn", not "5 m",
+# which is more often metres).
+_SCALE_WORDS = r"\s?(?:thousand|million|billion|trillion)\b|(?:bn|mn|tn|k|m|b|t)\b"
+_DASH = r"[-–—]"
+
+_PATTERN = re.compile(
+    rf"""
+    (?P<fiscal>\bFY\s?'?(?P<fy>\d{{4}}|\d{{2}})(?:{_DASH}(?P<fy_end>\d{{4}}|\d{{2}}))?\b)
+  | (?P<quarter>\b(?P<q>Q[1-4])(?:\s?(?:FY\s?)?'?(?P<q_year>\d{{4}}|\d{{2}}))?\b)
+  | (?P<joined>(?<![\w.,])\d+(?:{_DASH}\d+)+(?![\w%]|[.,]\d))
+  | (?P<number>
+        (?P<outer>[$€£¥](?=\())?
+        (?P<open>\()?
+        (?P<sign>(?<![\w)])[-−+])?
+        (?:(?P<currency>[$€£¥])\s?)?
+        (?<![\w.,])(?<![A-Za-z][-–])
+        (?P<digits>(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?|\.\d+)(?!\d|[.,]\d)
+        (?P<suffix>\s?%|\s(?:percent|per\scent)\b|x\b|×|{_SCALE_WORDS})?
+        (?P<close>\))?
+        (?![-–][A-Za-z])
+    )
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class NumericToken:
+    """One number in a text, with everything needed to rewrite it in the same format."""
+
+    text: str
+    start: int
+    end: int
+    kind: str
+    #: The number as printed, signed, without its scale word (1.2 for "1.2 million").
+    value: float | None
+    #: ``value`` times the scale word (1.2e6 for "1.2 million"); the same when unscaled.
+    scaled_value: float | None = None
+    decimals: int = 0
+    grouped: bool = False  # thousand separators
+    currency: str = ""
+    scale: str = ""  # the scale word as printed ("bn", "million")
+    negative: bool = False
+    parenthesised: bool = False  # (1,234): an accountant's negative
+    #: For years, ranges, fiscal years and quarters: the years meant (2-digit ones expanded).
+    years: tuple[int, ...] = ()
+
+    @property
+    def is_quantity(self) -> bool:
+        """A value that can be corrupted as a quantity (not a date or a code)."""
+        return self.kind in ("amount", "percent", "multiple")
+
+
+def _year(digits: str) -> int:
+    value = int(digits)
+    if len(digits) == 2:
+        return 2000 + value if value < 70 else 1900 + value
+    return value
+
+
+def _is_year(digits: str) -> bool:
+    return len(digits) == 4 and 1900 <= int(digits) <= 2099
+
+
+def _joined(text: str, start: int, end: int) -> NumericToken:
+    parts = re.split(_DASH, text)
+    if len(parts) == 2 and _is_year(parts[0]) and len(parts[1]) in (2, 4):
+        first = int(parts[0])
+        last = int(parts[1]) if len(parts[1]) == 4 else first - first % 100 + int(parts[1])
+        if first < last <= first + 100 and (len(parts[1]) == 2 or _is_year(parts[1])):
+            return NumericToken(text, start, end, "year_range", None, years=(first, last))
+    return NumericToken(text, start, end, "code", None)
+
+
+def _number(match: re.Match[str]) -> NumericToken | None:
+    open_, close = match.group("open"), match.group("close")
+    digits = match.group("digits")
+    start, end = match.start("number"), match.end("number")
+    parenthesised = bool(open_ and close)
+    if open_ and not close:  # "(see 12" : the bracket is not part of the number
+        start = next(
+            match.start(group)
+            for group in ("sign", "currency", "digits")
+            if match.group(group) is not None
+        )
+    if close and not open_:
+        end = match.end("close") - 1
+    text = match.string[start:end]
+    sign = match.group("sign") or ""
+    suffix = (match.group("suffix") or "").strip()
+    currency = match.group("outer") or match.group("currency") or ""
+    magnitude = float(digits.replace(",", ""))
+    negative = parenthesised or sign in ("-", "−")
+    value = -magnitude if negative else magnitude
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    grouped = "," in digits
+    kind, scale = "amount", ""
+    if suffix == "%" or suffix.lower().startswith("per"):
+        kind = "percent"
+    elif suffix.lower() in ("x", "×"):
+        kind = "multiple"
+    elif suffix:
+        scale = suffix
+    plain = not (sign or currency or suffix or parenthesised or grouped or decimals)
+    if plain and _is_year(digits):
+        return NumericToken(
+            text, start, end, "year", float(digits), float(digits), years=(int(digits),)
+        )
+    multiplier = SCALES.get(scale.lower(), 1.0)
+    return NumericToken(
+        text,
+        start,
+        end,
+        kind,
+        value,
+        value * multiplier,
+        decimals=decimals,
+        grouped=grouped,
+        currency=currency,
+        scale=scale,
+        negative=negative,
+        parenthesised=parenthesised,
+    )
+
+
+def find_numbers(text: str) -> list[NumericToken]:
+    """Every number in ``text``, left to right, without overlaps."""
+    tokens: list[NumericToken] = []
+    for match in _PATTERN.finditer(text):
+        if match.group("fiscal"):
+            years = [_year(match.group("fy"))]
+            if match.group("fy_end"):
+                years.append(_year(match.group("fy_end")))
+            tokens.append(
+                NumericToken(
+                    match.group(),
+                    match.start(),
+                    match.end(),
+                    "fiscal_year",
+                    None,
+                    years=tuple(years),
+                )
+            )
+        elif match.group("quarter"):
+            year = match.group("q_year")
+            tokens.append(
+                NumericToken(
+                    match.group(),
+                    match.start(),
+                    match.end(),
+                    "quarter",
+                    None,
+                    years=(_year(year),) if year else (),
+                )
+            )
+        elif match.group("joined"):
+            tokens.append(_joined(match.group(), match.start(), match.end()))
+        else:
+            token = _number(match)
+            if token is not None:
+                tokens.append(token)
+    return tokens
+
+
+def quantities(text: str) -> list[NumericToken]:
+    """Only the numbers that measure something (amounts, percents, multiples)."""
+    return [token for token in find_numbers(text) if token.is_quantity]

@@ -1,0 +1,111 @@
+"""Background-matched erasing: a number disappears into the paper it was printed on.
+
+A black box says "something was here"; an erase in the colour of the surroundings (white
+paper, a shaded table row, a coloured slide) leaves the layout intact and no hint of what
+is missing. The fill is the most common colour in a thin ring around each box, read
+before anything is edited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pymupdf
+
+from .pdf_edit import _clipped, _drop_annotations_over, _normalise
+from .pixels import clip_rect, has_alpha
+from .raster import background_colour
+
+
+def ring_colour(rgb: np.ndarray, box: Sequence[int], width: int) -> np.ndarray:
+    """Most common colour (RGB, 0..255) in the ``width``-pixel ring around ``box``."""
+    height, full_width = rgb.shape[:2]
+    x0, y0, x1, y1 = box
+    outer = (
+        max(0, x0 - width),
+        max(0, y0 - width),
+        min(full_width, x1 + width),
+        min(height, y1 + width),
+    )
+    region = rgb[outer[1] : outer[3], outer[0] : outer[2]]
+    ring = np.ones(region.shape[:2], dtype=bool)
+    ring[y0 - outer[1] : y1 - outer[1], x0 - outer[0] : x1 - outer[0]] = False
+    pixels = region[ring]
+    if pixels.size == 0:
+        pixels = region.reshape(-1, 3)
+    return background_colour(pixels.reshape(-1, 1, 3))
+
+
+def _as_rgb(image: np.ndarray) -> np.ndarray:
+    if image.ndim == 2:
+        return np.repeat(image[..., None], 3, axis=2)
+    colour = image[..., :-1] if has_alpha(image) else image
+    return colour if colour.shape[2] == 3 else np.repeat(colour[..., :1], 3, axis=2)
+
+
+def erase_pixels(
+    image: np.ndarray, rects: Iterable[Iterable[float]], ring: int = 3
+) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
+    """Fill each rectangle with the colour around it; returns the image and the fills."""
+    out = image.copy()
+    rgb = _as_rgb(image)
+    height, width = image.shape[:2]
+    boxes = [box for box in (clip_rect(r, width, height) for r in rects) if box is not None]
+    fills = [tuple(int(v + 0.5) for v in ring_colour(rgb, box, ring)) for box in boxes]
+    for (x0, y0, x1, y1), fill in zip(boxes, fills, strict=True):
+        if image.ndim == 2:
+            out[y0:y1, x0:x1] = round(sum(fill) / 3)
+        elif has_alpha(image):
+            channels = image.shape[2] - 1
+            out[y0:y1, x0:x1, :-1] = fill[:channels] if channels == 3 else round(sum(fill) / 3)
+        else:
+            out[y0:y1, x0:x1] = fill[: image.shape[2]]
+    return out, fills
+
+
+def page_fills(
+    page: pymupdf.Page, rects: Sequence[pymupdf.Rect], dpi: float = 144, ring_pt: float = 2.0
+) -> list[tuple[float, float, float]]:
+    """The surrounding colour of each rectangle on the page as it is now (0..1 RGB)."""
+    fills = []
+    scale = dpi / 72.0
+    for rect in rects:
+        outer = (
+            pymupdf.Rect(rect.x0 - ring_pt, rect.y0 - ring_pt, rect.x1 + ring_pt, rect.y1 + ring_pt)
+            & page.rect
+        )
+        pix = page.get_pixmap(dpi=dpi, clip=outer, alpha=False, colorspace=pymupdf.csRGB)
+        rgb = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n)
+        inner = (
+            round((rect.x0 - outer.x0) * scale),
+            round((rect.y0 - outer.y0) * scale),
+            round((rect.x1 - outer.x0) * scale),
+            round((rect.y1 - outer.y0) * scale),
+        )
+        colour = ring_colour(rgb[..., :3], inner, max(1, round(ring_pt * scale)))
+        fills.append(tuple(float(v) / 255.0 for v in colour))
+    return fills
+
+
+def erase_text(page: pymupdf.Page, rects: Iterable[Iterable[float]]) -> list[dict[str, object]]:
+    """Redact ``rects`` (text layer, image pixels, covered vector art) and fill each with the
+    colour that surrounded it. Returns ``{"rect": [...], "fill": [r, g, b]}`` per rectangle.
+    """
+    _normalise(page)
+    clipped = _clipped(page, rects)
+    if not clipped:
+        return []
+    fills = page_fills(page, clipped)  # read before anything changes
+    _drop_annotations_over(page, clipped)
+    for rect, fill in zip(clipped, fills, strict=True):
+        page.add_redact_annot(rect, fill=fill, cross_out=False)
+    page.apply_redactions(
+        images=pymupdf.PDF_REDACT_IMAGE_PIXELS,
+        graphics=pymupdf.PDF_REDACT_LINE_ART_NONE,
+        text=pymupdf.PDF_REDACT_TEXT_REMOVE,
+    )
+    return [
+        {"rect": [round(v, 2) for v in rect], "fill": [round(v, 4) for v in fill]}
+        for rect, fill in zip(clipped, fills, strict=True)
+    ]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 import pymupdf
@@ -14,6 +16,8 @@ from ..errors import InputError
 from ..model import Sample
 from .images import DEFAULT_MAX_PIXELS, decode_image, image_format
 from .pdf import DEFAULT_DPI, open_pdf, render_pages
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class SampleInputs:
         self._document: pymupdf.Document | None = None
         self._renders: list[bytes] | None = None
         self._digest: str | None = None
+        self._derived: dict[Hashable, Any] = {}
 
     def validate(self) -> None:
         if not self.sample.question.strip():
@@ -129,6 +134,16 @@ class SampleInputs:
     def page_texts(self) -> tuple[str, ...]:
         """Text layer of every page of the document ('' for pages without one)."""
         return _page_texts(self.document_digest(), self.document())
+
+    def derived(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """Something computed from this sample's files, once, for every transform applied to it.
+
+        Several transforms analyse the same evidence page; the first computes, the others
+        reuse. Callers must treat the result as read-only.
+        """
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     def evidence_renders(self) -> list[bytes]:
         """PNG renders of the original evidence pages, in ``sample.evidence_pages`` order."""

@@ -81,55 +81,37 @@ def answer_items(answer: str, answer_format: str | None) -> list[str]:
     return [text] if text else []
 
 
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
+
+
+def _magnitude(token: NumericToken) -> Decimal | None:
+    """The size a token prints, scale word applied, exactly (no float rounding)."""
+    if token.value is None:
+        return None
+    digits = _DIGITS.search(token.text)
+    if digits is None:
+        return None
+    return Decimal(digits.group().replace(",", "")) * Decimal(int(token.multiplier))
+
+
 def _as_decimal(item: str) -> Decimal | None:
     """The number an answer item states, if it is just a number (units and % allowed)."""
     tokens = [t for t in find_numbers(item) if t.is_quantity or t.kind == "year"]
-    if len(tokens) != 1:
-        try:
-            return abs(Decimal(item.replace(",", "").strip()))
-        except InvalidOperation:
-            return None
-    token = tokens[0]
-    digits = re.sub(r"[^\d.]", "", token.text.split()[0] if token.scale else token.text)
+    if len(tokens) == 1:
+        return _magnitude(tokens[0])
     try:
-        value = Decimal(digits)
+        return abs(Decimal(item.replace(",", "").strip()))
     except InvalidOperation:
         return None
-    if token.scale:
-        value *= Decimal(str(int(token.scaled_value / token.value))) if token.value else 1
-    return abs(value)
-
-
-def _printed_decimal(token: NumericToken) -> tuple[Decimal, int] | None:
-    """The magnitude a token prints (scale word applied) and its printed decimals."""
-    if token.value is None:
-        return None
-    digits = re.search(r"\d[\d,]*(?:\.\d+)?|\.\d+", token.text)
-    if digits is None:
-        return None
-    value = Decimal(digits.group().replace(",", ""))
-    scale = Decimal(str(token.scaled_value / token.value)) if token.value else Decimal(1)
-    if scale != 1:
-        value *= scale.to_integral_value()
-    return value, token.decimals - (scale.adjusted() if scale != 1 else 0)
-
-
-def _decimals_needed(value: Decimal) -> int:
-    exponent = value.normalize().as_tuple().exponent
-    return max(0, -int(exponent))
 
 
 def number_matches(answer: Decimal, token: NumericToken) -> bool:
-    """Does ``token`` print ``answer`` (up to units), with at least the answer's precision?"""
-    printed = _printed_decimal(token)
-    if printed is None:
-        return False
-    magnitude, printed_decimals = printed
-    for shift in _UNIT_SHIFTS:
-        wanted = answer / shift
-        if wanted == magnitude and _decimals_needed(wanted) <= max(printed_decimals, 0):
-            return True
-    return False
+    """Does ``token`` print ``answer``, exactly, up to a unit shift (thousands, percent)?
+
+    Exact equality is what makes precision count: "1.2 thousand" prints 1200, not 1234.
+    """
+    printed = _magnitude(token)
+    return printed is not None and any(answer / shift == printed for shift in _UNIT_SHIFTS)
 
 
 def find_in_text(items: Sequence[str], text: str) -> list[str]:

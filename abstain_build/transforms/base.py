@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..model import FAMILIES, Edits, Plan, Region, Sample
-from .functional.page_content import normalised_page
+from .functional.page_content import PageContent, analyse_page, normalised_page
 from .params import Param, resolve_params
 
 if TYPE_CHECKING:
@@ -215,6 +215,11 @@ class EvidencePageTransform(DocumentTransform):
                 shares.append(self.plan_page(page, number, plan, ctx))
         plan.intensity = self.plan_intensity(shares)
         return plan
+
+    @staticmethod
+    def page_content(page: pymupdf.Page, number: int, ctx: TransformContext) -> PageContent:
+        """The content analysis of evidence page ``number``, made once per sample."""
+        return ctx.inputs.derived(("page_content", number), lambda: analyse_page(page))
 
     @staticmethod
     def page_regions(plan: Plan, kind: str) -> dict[int, list[Region]]:

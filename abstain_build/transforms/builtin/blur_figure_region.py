@@ -11,7 +11,7 @@ from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
 from ..functional.blur import blur_params, blur_strength
 from ..functional.figures import find_figures
-from ..functional.page_content import analyse_page, rect_tuple
+from ..functional.page_content import rect_tuple
 from ..functional.pdf_edit import blur_page, blur_regions
 from ..params import Param
 from ..registry import register_transform
@@ -59,7 +59,7 @@ class BlurFigureRegion(EvidencePageTransform):
     def plan_page(
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
     ) -> float:
-        content = analyse_page(page)
+        content = self.page_content(page, number, ctx)
         figures = find_figures(
             page,
             content,

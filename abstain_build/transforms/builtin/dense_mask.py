@@ -9,7 +9,7 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
-from ..functional.page_content import DETECTORS, analyse_page, inflate, rect_tuple
+from ..functional.page_content import DETECTORS, inflate, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..params import Param
 from ..registry import register_transform
@@ -94,7 +94,7 @@ class DenseMask(EvidencePageTransform):
     def plan_page(
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
     ) -> float:
-        content = analyse_page(page)
+        content = self.page_content(page, number, ctx)
         grid = content.grid
         density = content.density
         cells = content.content_cells()

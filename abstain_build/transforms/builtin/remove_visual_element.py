@@ -9,7 +9,7 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
-from ..functional.page_content import Window, analyse_page, densest_window, rect_tuple
+from ..functional.page_content import Window, densest_window, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..functional.pixels import coverage, rect_mask
 from ..params import Param
@@ -70,7 +70,7 @@ class RemoveVisualElement(EvidencePageTransform):
     def plan_page(
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
     ) -> float:
-        content = analyse_page(page)
+        content = self.page_content(page, number, ctx)
         window = densest_window(
             content, self.config["window"], self.config["window"], self.config["centre_pref"]
         )

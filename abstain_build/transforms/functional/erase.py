@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pymupdf
 
-from .pdf_edit import _clipped, _drop_annotations_over, _normalise
+from .pdf_edit import clip_to_page, normalise_rotation, redact_rects
 from .pixels import clip_rect, has_alpha
 from .raster import background_colour
 
@@ -92,19 +92,12 @@ def erase_text(page: pymupdf.Page, rects: Iterable[Iterable[float]]) -> list[dic
     """Redact ``rects`` (text layer, image pixels, covered vector art) and fill each with the
     colour that surrounded it. Returns ``{"rect": [...], "fill": [r, g, b]}`` per rectangle.
     """
-    _normalise(page)
-    clipped = _clipped(page, rects)
+    normalise_rotation(page)
+    clipped = clip_to_page(page, rects)
     if not clipped:
         return []
     fills = page_fills(page, clipped)  # read before anything changes
-    _drop_annotations_over(page, clipped)
-    for rect, fill in zip(clipped, fills, strict=True):
-        page.add_redact_annot(rect, fill=fill, cross_out=False)
-    page.apply_redactions(
-        images=pymupdf.PDF_REDACT_IMAGE_PIXELS,
-        graphics=pymupdf.PDF_REDACT_LINE_ART_NONE,
-        text=pymupdf.PDF_REDACT_TEXT_REMOVE,
-    )
+    redact_rects(page, clipped, fill=fills, line_art=pymupdf.PDF_REDACT_LINE_ART_NONE)
     return [
         {"rect": [round(v, 2) for v in rect], "fill": [round(v, 4) for v in fill]}
         for rect, fill in zip(clipped, fills, strict=True)

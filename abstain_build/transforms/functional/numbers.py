@@ -84,6 +84,11 @@ class NumericToken:
     years: tuple[int, ...] = ()
 
     @property
+    def multiplier(self) -> float:
+        """What the scale word multiplies by (1 without one)."""
+        return SCALES.get(self.scale.lower(), 1.0)
+
+    @property
     def is_quantity(self) -> bool:
         """A value that can be corrupted as a quantity (not a date or a code)."""
         return self.kind in ("amount", "percent", "multiple")
@@ -144,14 +149,13 @@ def _number(match: re.Match[str]) -> NumericToken | None:
         return NumericToken(
             text, start, end, "year", float(digits), float(digits), years=(int(digits),)
         )
-    multiplier = SCALES.get(scale.lower(), 1.0)
     return NumericToken(
         text,
         start,
         end,
         kind,
         value,
-        value * multiplier,
+        value * SCALES.get(scale.lower(), 1.0),
         decimals=decimals,
         grouped=grouped,
         currency=currency,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pymupdf
@@ -13,7 +13,7 @@ from .pixels import gaussian_blur
 WHITE = (1, 1, 1)
 
 
-def _normalise(page: pymupdf.Page) -> None:
+def normalise_rotation(page: pymupdf.Page) -> None:
     """Work in unrotated coordinates so rectangles mean the same thing everywhere."""
     if page.rotation:
         page.remove_rotation()
@@ -21,7 +21,7 @@ def _normalise(page: pymupdf.Page) -> None:
 
 def blank_page(page: pymupdf.Page) -> None:
     """Erase everything on the page (text, images, drawings, links, annotations)."""
-    _normalise(page)
+    normalise_rotation(page)
     for annot in list(page.annots() or []):
         page.delete_annot(annot)
     for link in page.get_links():
@@ -49,7 +49,7 @@ def crop_to_half(page: pymupdf.Page, kept: str) -> pymupdf.Rect:
 
     Returns the removed rectangle in page coordinates before cropping.
     """
-    _normalise(page)
+    normalise_rotation(page)
     halves = page_halves(page)
     removed = halves["bottom" if kept == "top" else "top"]
     page.add_redact_annot(removed, fill=WHITE)
@@ -72,7 +72,8 @@ def crop_to_half(page: pymupdf.Page, kept: str) -> pymupdf.Rect:
 BLACK = (0, 0, 0)
 
 
-def _clipped(page: pymupdf.Page, rects: Iterable[Iterable[float]]) -> list[pymupdf.Rect]:
+def clip_to_page(page: pymupdf.Page, rects: Iterable[Iterable[float]]) -> list[pymupdf.Rect]:
+    """``rects`` clipped to the page, the empty ones dropped."""
     out = []
     for rect in rects:
         clipped = pymupdf.Rect(rect) & page.rect
@@ -89,26 +90,32 @@ def _drop_annotations_over(page: pymupdf.Page, rects: list[pymupdf.Rect]) -> Non
 
 
 def redact_rects(
-    page: pymupdf.Page, rects: Iterable[Iterable[float]], fill: tuple[float, ...] = BLACK
+    page: pymupdf.Page,
+    rects: Iterable[Iterable[float]],
+    fill: tuple[float, ...] | Sequence[tuple[float, ...]] = BLACK,
+    line_art: int = pymupdf.PDF_REDACT_LINE_ART_REMOVE_IF_COVERED,
 ) -> list[pymupdf.Rect]:
     """Remove what lies under ``rects`` from every channel, then paint them ``fill``.
 
     Text under a rectangle leaves the text layer (a character goes when its box overlaps),
     image pixels under it are blanked inside the image data, vector paths wholly inside are
-    removed and the rest is covered by the opaque fill; annotations touching a rectangle
-    are deleted. Rectangles are in normalised page coordinates (the page's rotation is
-    removed first). Returns the rectangles as clipped to the page.
+    removed (``line_art``: a PyMuPDF ``PDF_REDACT_LINE_ART_*`` mode) and the rest is covered
+    by the opaque fill; annotations touching a rectangle are deleted. ``fill`` is one colour
+    for all, or one per rectangle (rectangles given already clipped to the page). Rectangles
+    are in normalised page coordinates (the page's rotation is removed first). Returns the
+    rectangles as clipped to the page.
     """
-    _normalise(page)
-    clipped = _clipped(page, rects)
+    normalise_rotation(page)
+    clipped = clip_to_page(page, rects)
     if not clipped:
         return []
+    fills = [fill] * len(clipped) if isinstance(fill[0], (int, float)) else list(fill)
     _drop_annotations_over(page, clipped)
-    for rect in clipped:
-        page.add_redact_annot(rect, fill=fill, cross_out=False)
+    for rect, colour in zip(clipped, fills, strict=True):
+        page.add_redact_annot(rect, fill=colour, cross_out=False)
     page.apply_redactions(
         images=pymupdf.PDF_REDACT_IMAGE_PIXELS,
-        graphics=pymupdf.PDF_REDACT_LINE_ART_REMOVE_IF_COVERED,
+        graphics=line_art,
         text=pymupdf.PDF_REDACT_TEXT_REMOVE,
     )
     return clipped
@@ -123,7 +130,7 @@ def render_region(
     can see the surroundings (a blur then continues across the region's edge) before the
     region itself is cut out.
     """
-    _normalise(page)
+    normalise_rotation(page)
     rect = pymupdf.Rect(rect) & page.rect
     outer = (
         pymupdf.Rect(rect.x0 - context, rect.y0 - context, rect.x1 + context, rect.y1 + context)
@@ -161,8 +168,8 @@ def blur_regions(
     of context around it so the blur is continuous across its edge; then all are redacted
     (:func:`redact_rects`) and each is replaced by its blurred pixels as an opaque image.
     """
-    _normalise(page)
-    clipped = _clipped(page, rects)
+    normalise_rotation(page)
+    clipped = clip_to_page(page, rects)
     context = 3.0 * radius_px * 72.0 / dpi
     blurred = []
     for rect in clipped:
@@ -181,7 +188,7 @@ def blur_page(page: pymupdf.Page, radius_px: float, dpi: float) -> None:
     layer, images, drawings, links, annotations all gone), and the blurred pixels become
     its only content.
     """
-    _normalise(page)
+    normalise_rotation(page)
     array, _ = render_region(page, page.rect, dpi)
     blurred = gaussian_blur(array, radius_px)
     blank_page(page)

@@ -59,7 +59,13 @@ class OrderedPool:
     def _submit(self, item: Any) -> Future[SampleOutcome]:
         if isinstance(item, SampleProblem):
             return _resolved(outcome_for_problem(item))
-        return self.pool.submit(process_in_worker, item)
+        try:
+            return self.pool.submit(process_in_worker, item)
+        except BrokenProcessPool as broken:
+            # The pool died between two submissions; _take rebuilds it and resubmits.
+            future: Future[SampleOutcome] = Future()
+            future.set_exception(broken)
+            return future
 
     def run(self, items: Iterable[Any]) -> Iterator[SampleOutcome]:
         pending: deque[tuple[Any, Future[SampleOutcome]]] = deque()

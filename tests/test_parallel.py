@@ -1,0 +1,74 @@
+"""The worker pool: a crash while later samples are still being submitted is contained."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from abstain_build import open_source
+from abstain_build.pipeline.parallel import CRASH_REASON, OrderedPool
+from abstain_build.pipeline.worker import JobSpec
+from abstain_build.transforms import transforms
+
+CRASH_PLUGIN = """
+import os
+from pathlib import Path
+from abstain_build.model import MODALITY
+from abstain_build.transforms import ImagePlan, ImageTransform, register_transform
+
+MARKER = Path({marker!r})
+
+
+@register_transform
+class CrashFirst(ImageTransform):
+    name = "crash_then_mark"
+    family = "occlusion_ambiguity"
+    axis = MODALITY
+    description = "Leaves a marker file, then kills its process on one sample."
+
+    def plan_image(self, image, index, rng, ctx):
+        if ctx.sample.id == "fixture_chart_line":
+            MARKER.write_text("crashed")
+            os._exit(70)
+        return ImagePlan(params={{}})
+
+    def apply_image(self, image, params):
+        return 255 - image
+"""
+
+
+def test_a_pool_broken_between_two_submissions_is_rebuilt(
+    tmp_path: Path, fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = tmp_path / "crashed"
+    (tmp_path / "crash_then_mark.py").write_text(CRASH_PLUGIN.format(marker=str(marker)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    samples = [s for s in open_source(str(fixtures_dir / "mmmu"))]
+    crashing = next(s for s in samples if s.id == "fixture_chart_line")
+    others = [s for s in samples if s.id != crashing.id]
+    job = JobSpec(
+        out_dir=str(tmp_path / "out"),
+        seed=0,
+        transforms=(("crash_then_mark", ()),),
+        plugins=("crash_then_mark",),
+    )
+
+    def items():
+        yield crashing
+        # Hold back the next submission until the pool has lost its worker.
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        yield from others
+
+    try:
+        outcomes = list(OrderedPool(job, workers=2).run(items()))
+    finally:
+        transforms.unregister("crash_then_mark")
+    assert marker.exists()
+    assert [o.sample_id for o in outcomes] == [crashing.id] + [s.id for s in others]
+    assert outcomes[0].status == "error" and outcomes[0].problems[0].reason == CRASH_REASON
+    assert all(o.status == "ok" for o in outcomes[1:])

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from PIL import Image, ImageDraw
 
 from ..model import Sample
-from .fonts import font
+from ..media.fonts import font
 
 if TYPE_CHECKING:
     from .run import PreviewItem

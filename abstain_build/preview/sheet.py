@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from PIL import Image, ImageDraw
 
-from ..model import Sample
 from ..media.fonts import font
+from ..model import Sample
 
 if TYPE_CHECKING:
     from .run import PreviewItem

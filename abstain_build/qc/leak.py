@@ -114,6 +114,23 @@ def number_matches(answer: Decimal, token: NumericToken) -> bool:
     return printed is not None and any(answer / shift == printed for shift in _UNIT_SHIFTS)
 
 
+def answer_numbers(answer: str, answer_format: str | None) -> list[Decimal]:
+    """The numbers the gold answer states (each numeric item of a List answer)."""
+    numbers = (_as_decimal(item) for item in answer_items(answer, answer_format))
+    return [number for number in numbers if number is not None]
+
+
+def prints_answer(numbers: Sequence[Decimal], token: NumericToken) -> bool:
+    """Does ``token`` print one of the answer's ``numbers`` (see :func:`number_matches`)?"""
+    return any(number_matches(number, token) for number in numbers)
+
+
+def would_print(numbers: Sequence[Decimal], magnitude: Decimal, multiplier: float = 1.0) -> bool:
+    """Would printing ``magnitude`` (before its scale word) state one of ``numbers``?"""
+    printed = magnitude * Decimal(int(multiplier))
+    return any(number / shift == printed for number in numbers for shift in _UNIT_SHIFTS)
+
+
 def find_in_text(items: Sequence[str], text: str) -> list[str]:
     """The printed forms of any answer item found in ``text``."""
     found: list[str] = []

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..model import FAMILIES, Edits, Plan, Region, Sample
+from ..textregions.pages import PageWords, page_words
 from .functional.page_content import PageContent, analyse_page, normalised_page
 from .params import Param, resolve_params
 
@@ -220,6 +221,11 @@ class EvidencePageTransform(DocumentTransform):
     def page_content(page: pymupdf.Page, number: int, ctx: TransformContext) -> PageContent:
         """The content analysis of evidence page ``number``, made once per sample."""
         return ctx.inputs.derived(("page_content", number), lambda: analyse_page(page))
+
+    @staticmethod
+    def page_words(page: pymupdf.Page, number: int, ctx: TransformContext) -> PageWords:
+        """The words of evidence page ``number`` (text layer, else OCR), read once per sample."""
+        return ctx.inputs.derived(("page_words", number), lambda: page_words(page))
 
     @staticmethod
     def page_regions(plan: Plan, kind: str) -> dict[int, list[Region]]:

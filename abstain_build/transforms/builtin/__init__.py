@@ -6,11 +6,13 @@ from . import (  # noqa: F401
     aggressive_multi_mask,
     blur_edge_mask,
     blur_figure_region,
+    corrupt_numeric_tokens,
     dense_mask,
     full_page_blur,
     hide_evidence_page,
     overlay_label_mask,
     partial_occlusion,
+    remove_numeric_tokens,
     remove_visual_element,
     temporal_drift,
 )

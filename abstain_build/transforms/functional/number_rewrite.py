@@ -49,7 +49,11 @@ def format_digits(magnitude: Decimal, like: str) -> str:
     decimals = len(like.split(".")[1]) if "." in like else 0
     quantum = Decimal(1).scaleb(-decimals)
     rounded = magnitude.quantize(quantum, rounding=ROUND_HALF_UP)
-    text = f"{rounded:,.{decimals}f}" if "," in like else f"{rounded:.{decimals}f}"
+    whole = like.split(".")[0]
+    # Separators as printed; a value that grows past 999 from one printed without any
+    # (there was no room for one) gets them, as reports print thousands.
+    grouped = "," in like or (len(whole) <= 3 and rounded >= 1000)
+    text = f"{rounded:,.{decimals}f}" if grouped else f"{rounded:.{decimals}f}"
     if like.startswith(".") and text.startswith("0."):
         text = text[1:]
     return text
@@ -114,19 +118,27 @@ def wrong_quantity(
 
 
 def wrong_year(
-    token: NumericToken, rng: np.random.Generator, max_shift: int = 5
+    token: NumericToken,
+    rng: np.random.Generator,
+    max_shift: int = 5,
+    forbidden: Callable[[Decimal], bool] | None = None,
 ) -> Rewrite | None:
-    """The token's year(s) moved by 1 to ``max_shift`` years, same number of digits."""
+    """The token's year(s) moved by 1 to ``max_shift`` years, same number of digits; no
+    year it would print may be ``forbidden`` (the gold answer's year)."""
     if token.kind not in ("year", "fiscal_year", "year_range") or not token.years:
         return None
-    shift = int(rng.integers(1, max_shift + 1)) * (1 if rng.random() < 0.5 else -1)
+    shifts = [s * d for s in range(1, max_shift + 1) for d in (1, -1)]
+    for index in rng.permutation(len(shifts)):
+        shift = shifts[int(index)]
+        if forbidden and any(forbidden(Decimal(year + shift)) for year in token.years):
+            continue
 
-    def moved(match: re.Match[str]) -> str:
-        digits = match.group()
-        value = int(digits) + shift
-        return f"{value:04d}" if len(digits) == 4 else f"{value % 100:02d}"
+        def moved(match: re.Match[str], shift: int = shift) -> str:
+            digits = match.group()
+            value = int(digits) + shift
+            return f"{value:04d}" if len(digits) == 4 else f"{value % 100:02d}"
 
-    text = _YEAR_DIGITS.sub(moved, token.text)
-    if text == token.text:
-        return None
-    return Rewrite(text, float(token.years[0] + shift), float(shift), True)
+        text = _YEAR_DIGITS.sub(moved, token.text)
+        if text != token.text:
+            return Rewrite(text, float(token.years[0] + shift), float(shift), True)
+    return None

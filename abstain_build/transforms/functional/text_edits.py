@@ -379,7 +379,10 @@ def edit_pixels(
             size = fit_size(like, fontname, style_box[3] - style_box[1])
             baseline = baseline_of(like, fontname, size, box[3])
         if edit.erase:
-            rgb[padded[1] : padded[3], padded[0] : padded[2]] = background
+            x0, y0, x1, y1 = padded
+            rules = rule_rows(original, padded, background)
+            rgb[y0:y1, x0:x1] = background
+            rgb[y0:y1, x0:x1][rules] = original[y0:y1, x0:x1][rules]
         if edit.text:
             inked = draw_text(
                 rgb, box, edit.text, colour, fontname, size, baseline, edit.align, edit.growth
@@ -405,10 +408,30 @@ def edit_pixels(
         for x0, y0, x1, y1 in patches
     ]
     # One redaction pass for all patches (each pass re-parses the page), then the pixels.
-    redact_rects(page, rects, fill=WHITE)
+    # The redaction is inset a little: it blanks whole pixels of the page's own image,
+    # which would show as a white hairline around a patch of exactly the same size.
+    redact_rects(page, [_shrunk(rect, 0.75) for rect in rects], fill=WHITE)
     for rect, (x0, y0, x1, y1) in zip(rects, patches, strict=True):
         page.insert_image(rect, stream=encode_png(rgb[y0:y1, x0:x1]), keep_proportion=False)
     return done
+
+
+def rule_rows(rgb: np.ndarray, box: Sequence[int], background: np.ndarray) -> np.ndarray:
+    """Rows of ``box`` crossed by a ruling line (a table rule, an underline): not ink of
+    the text to erase, so they are kept. A rule row is inked across nearly the whole box
+    and continues beyond it on at least one side (a rule may end at a table's edge).
+    """
+    x0, y0, x1, y1 = box
+    width = rgb.shape[1]
+    reach = max(3, (y1 - y0) // 2)
+    left, right = max(0, x0 - reach), min(width, x1 + reach)
+    band = rgb[y0:y1, left:right].astype(np.int32)
+    inked = np.abs(band - background.astype(np.int32)).sum(axis=2) >= 90
+    inside = inked[:, x0 - left : x1 - left].mean(axis=1) >= 0.9
+    none = np.zeros(inside.shape, dtype=bool)
+    before = inked[:, : x0 - left].mean(axis=1) >= 0.9 if x0 > left else none
+    after = inked[:, x1 - left :].mean(axis=1) >= 0.9 if right > x1 else none
+    return inside & (before | after)
 
 
 def _pixel_box(

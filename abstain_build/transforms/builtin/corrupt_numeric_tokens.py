@@ -1,0 +1,170 @@
+"""Evidence corruption by wrong values: the numbers stay, printed alike, but are false."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import pymupdf
+
+from ...model import EVIDENCE, Plan, Region, TokenEdit
+from ...qc.leak import would_print
+from ..base import TransformContext
+from ..functional.number_rewrite import Rewrite, wrong_quantity, wrong_year
+from ..functional.numbers import find_numbers
+from ..functional.page_numbers import PageNumber, rewrite_edit
+from ..functional.text_edits import TextEdit
+from ..numeric_pages import NumericPageTransform, rounded
+from ..params import Param, ParamError
+from ..registry import register_transform
+
+YEAR_KINDS = ("year", "fiscal_year", "year_range")
+_ASKS_YEAR = re.compile(
+    r"\b(?:which|what|in what|in which)\s+(?:fiscal\s+)?(?:year|years|period)\b|\bwhen\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_years(question: str, answer: str) -> bool:
+    """Whether the question is about a year: its gold answer is one, or it asks which/when."""
+    tokens = find_numbers(answer.strip())
+    if len(tokens) == 1 and tokens[0].kind in YEAR_KINDS:
+        return True
+    return bool(_ASKS_YEAR.search(question))
+
+
+@register_transform
+class CorruptNumericTokens(NumericPageTransform):
+    name = "corrupt_numeric_tokens"
+    family = "evidence_corruption"
+    axis = EVIDENCE
+    target = "document"
+    description = (
+        "Replace the numbers of the evidence pages (amounts, percents, multiples; years only"
+        " when the question asks about a year) with wrong values, changed by 20% to 50% up or"
+        " down and printed in the same format (separators, decimals, currency, %, scale word,"
+        " parentheses), in place with the original's size, colour and alignment; also erase"
+        " a few words on the lines that hold numbers. The printed result never equals the"
+        " original nor the gold answer. Text-layer pages get real text (the PDF's text says"
+        " the new values); image-only pages are edited in pixels."
+    )
+    params = {
+        "numeric_ratio": Param(1.0, "share of the pages' numbers replaced", low=0.0, high=1.0),
+        "low": Param(0.2, "smallest relative change of a value", low=0.01, high=0.99),
+        "high": Param(0.5, "largest relative change of a value", low=0.01, high=0.99),
+        "word_ratio": Param(
+            0.1,
+            "share of the other words on lines holding numbers that are erased",
+            low=0.0,
+            high=1.0,
+        ),
+        "years": Param(
+            "auto",
+            "corrupt years too: auto (when the question asks about a year), always, never",
+            choices=("auto", "always", "never"),
+        ),
+        "max_year_shift": Param(5, "years move by 1 to this many years", low=1, high=50),
+    }
+    intensity_doc = (
+        "100 * share of the evidence pages' editable numbers replaced, times the mean"
+        " relative change of the replaced values (capped at 1)."
+    )
+    nothing_to_edit = "no values to corrupt on the evidence pages (no amounts or percents)"
+
+    def __init__(self, **overrides: object) -> None:
+        super().__init__(**overrides)
+        if self.config["low"] > self.config["high"]:
+            raise ParamError(
+                f"{self.name}: low ({self.config['low']}) is above high ({self.config['high']})"
+            )
+
+    def corrupt_years(self, ctx: TransformContext) -> bool:
+        mode = self.config["years"]
+        if mode == "auto":
+            return asks_about_years(ctx.sample.question, ctx.sample.answer)
+        return mode == "always"
+
+    def editable(self, number: PageNumber, ctx: TransformContext) -> bool:
+        token = number.placed.token
+        if token.is_quantity:
+            return True
+        return token.kind in YEAR_KINDS and self.corrupt_years(ctx)
+
+    def rewrite(self, number: PageNumber, ctx: TransformContext) -> Rewrite | None:
+        token = number.placed.token
+        gold = self.gold_numbers(ctx)
+        if token.kind in YEAR_KINDS:
+            return wrong_year(
+                token, ctx.rng, self.config["max_year_shift"], lambda year: year in gold
+            )
+
+        def forbidden(magnitude: Decimal) -> bool:
+            return bool(gold) and would_print(gold, magnitude, token.multiplier)
+
+        return wrong_quantity(token, ctx.rng, self.config["low"], self.config["high"], forbidden)
+
+    def plan_page(
+        self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
+    ) -> float:
+        read = self.read_page(page, number, plan, ctx)
+        if read is None:
+            return 0.0
+        source, numbers, words = read
+        if not numbers:
+            plan.notes.append(f"page {number}: no values to corrupt ({source})")
+            return 0.0
+        chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx)
+        edits: list[TextEdit] = []
+        changes: list[float] = []
+        out_of_range = 0
+        unsure = 0
+        for item in chosen:
+            rewrite = self.rewrite(item, ctx) if item.rewritable else None
+            if rewrite is None:
+                # Misread by OCR (or nothing to rewrite): erased rather than left readable.
+                unsure += 1
+                edits.append(TextEdit(rect=item.rect))
+                self.record_erase(plan, number, source, item.rect, item.text, "number")
+                continue
+            edits.append(rewrite_edit(item, rewrite.text))
+            changes.append(min(abs(rewrite.change), 1.0))
+            out_of_range += not rewrite.in_range
+            plan.edits.regions.append(
+                Region(
+                    bbox=rounded(item.rect),
+                    kind="rewrite",
+                    page=number,
+                    unit="pt",
+                    detector=source,
+                    role=item.placed.token.kind,
+                )
+            )
+            plan.edits.tokens.append(
+                TokenEdit(
+                    old=item.text,
+                    new=rewrite.text,
+                    where="page",
+                    page=number,
+                    bbox=rounded(item.rect),
+                )
+            )
+        others = self.choose_words(words, numbers, self.config["word_ratio"], ctx)
+        for word in others:
+            edits.append(TextEdit(rect=word.bbox))
+            self.record_erase(plan, number, source, word.bbox, word.text, "word")
+        self.add_page_edits(plan, number, source, edits)
+        note = (
+            f"page {number} ({source}): replaced {len(changes)} of {len(numbers)} values"
+            f" ({gold} printing the gold answer), erased {len(others)} other words"
+        )
+        if unsure:
+            note += f"; {unsure} values read with low OCR confidence erased instead"
+        if out_of_range:
+            note += (
+                f"; {out_of_range} values too coarse for a 20-50% change at their printed"
+                " precision moved to the nearest other value"
+            )
+        plan.notes.append(note)
+        if not changes:
+            return 0.0
+        return len(changes) / len(numbers) * (sum(changes) / len(changes))

@@ -1,0 +1,65 @@
+"""Evidence corruption by erasure: the numbers of the evidence pages disappear into the paper."""
+
+from __future__ import annotations
+
+import numpy as np
+import pymupdf
+
+from ...model import EVIDENCE, Plan
+from ..base import TransformContext
+from ..functional.text_edits import TextEdit
+from ..numeric_pages import NumericPageTransform
+from ..params import Param
+from ..registry import register_transform
+
+
+@register_transform
+class RemoveNumericTokens(NumericPageTransform):
+    name = "remove_numeric_tokens"
+    family = "evidence_corruption"
+    axis = EVIDENCE
+    target = "document"
+    description = (
+        "Erase numbers on the evidence pages (tables, chart labels read from the text layer"
+        " or by OCR, running text): the ones that print the gold answer always, then random"
+        " others up to 95% of them, plus 60% of the other words on the lines that hold"
+        " numbers. Each erase is filled with the colour around it (no black boxes) and, on"
+        " text-layer pages, redacted from the text layer."
+    )
+    params = {
+        "numeric_ratio": Param(0.95, "share of the pages' numbers erased", low=0.0, high=1.0),
+        "word_ratio": Param(
+            0.6,
+            "share of the other words on lines holding numbers that are erased too",
+            low=0.0,
+            high=1.0,
+        ),
+    }
+    intensity_doc = "100 * share of the evidence pages' numbers erased."
+
+    def plan_page(
+        self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
+    ) -> float:
+        read = self.read_page(page, number, plan, ctx)
+        if read is None:
+            return 0.0
+        source, numbers, words = read
+        if not numbers:
+            plan.notes.append(f"page {number}: no numbers ({source})")
+            return 0.0
+        chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx)
+        others = self.choose_words(words, numbers, self.config["word_ratio"], ctx)
+        edits = [TextEdit(rect=n.rect) for n in chosen] + [TextEdit(rect=w.bbox) for w in others]
+        for n in chosen:
+            self.record_erase(plan, number, source, n.rect, n.text, "number")
+        for word in others:
+            self.record_erase(plan, number, source, word.bbox, word.text, "word")
+        self.add_page_edits(plan, number, source, edits)
+        plan.notes.append(
+            f"page {number} ({source}): erased {len(chosen)} of {len(numbers)} numbers"
+            f" ({gold} printing the gold answer) and {len(others)} other words"
+        )
+        return len(chosen) / len(numbers)
+
+    def plan_intensity(self, shares: list[float]) -> float:
+        return 100.0 * float(np.mean(shares))

@@ -1,0 +1,156 @@
+"""The numbers of one evidence page, boxed tightly enough to erase or rewrite one alone.
+
+On a text-layer page a number's box is the union of its characters' boxes, found with
+``page.search_for`` inside the words it spans (exact even inside "$4.5bn,"); on an OCR'd
+page it is the share of the OCR word's box its characters take. Each number also knows
+how it sits: right-aligned at the end of a table cell or left-aligned inside a sentence,
+which decides where a replacement is anchored and how much wider it may grow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pymupdf
+
+from ...textregions.number_boxes import PlacedNumber, place_numbers
+from ...textregions.pages import PageWords
+from ...textregions.words import Box, Word
+from .text_edits import TextEdit
+
+#: A gap after a number wider than this many line heights ends a table cell.
+CELL_GAP = 0.8
+#: Kinds that are identifiers, never values: erased as words, not as numbers.
+NOT_VALUES = ("code",)
+#: Words that make the number after them a reference ("Table 1", "Item 7", "page 4"):
+#: a label of the document's structure, not a value of its evidence.
+REFERENCE_WORDS = frozenset(
+    [
+        "table",
+        "figure",
+        "fig",
+        "item",
+        "page",
+        "note",
+        "notes",
+        "section",
+        "chapter",
+        "exhibit",
+        "appendix",
+        "part",
+        "no",
+        "step",
+        "chart",
+        "slide",
+    ]
+)
+#: OCR'd numbers read with less confidence than this are only ever erased, never rewritten:
+#: a misread ("Q3" read as "(93") would be rewritten in a wrong format.
+MIN_REWRITE_CONF = 60.0
+
+
+@dataclass(frozen=True)
+class PageNumber:
+    """A number on a page: the token, its tight box and how it is laid out."""
+
+    placed: PlacedNumber
+    rect: Box  # points, rotation removed
+    align: str  # "right" (ends a cell or a line) or "left" (inside running text)
+    line_words: tuple[Word, ...]  # the other words on its visual line
+    conf: float = 100.0  # lowest confidence of its words (100 on a text layer)
+
+    @property
+    def rewritable(self) -> bool:
+        return self.conf >= MIN_REWRITE_CONF
+
+    @property
+    def text(self) -> str:
+        return self.placed.token.text
+
+
+def same_line(word: Word, box: Sequence[float]) -> bool:
+    """Is ``word`` on the visual line of ``box`` (its centre within the box's height)?"""
+    centre = (word.bbox[1] + word.bbox[3]) / 2
+    return box[1] <= centre <= box[3]
+
+
+def _exact_rect(page: pymupdf.Page, placed: PlacedNumber) -> Box:
+    x0 = min(w.bbox[0] for w in placed.words) - 0.5
+    y0 = min(w.bbox[1] for w in placed.words) - 0.5
+    x1 = max(w.bbox[2] for w in placed.words) + 0.5
+    y1 = max(w.bbox[3] for w in placed.words) + 0.5
+    hits = page.search_for(placed.token.text, clip=pymupdf.Rect(x0, y0, x1, y1))
+    estimate = pymupdf.Rect(placed.bbox)
+    # A token over several words ("11 million") comes back as one rectangle per word.
+    parts = [hit for hit in hits if not (hit & estimate).is_empty]
+    if not parts:
+        return placed.bbox
+    union = pymupdf.Rect(parts[0])
+    for part in parts[1:]:
+        union |= part
+    return (union.x0, union.y0, union.x1, union.y1)
+
+
+def _alignment(rect: Box, line: Sequence[Word]) -> str:
+    height = rect[3] - rect[1]
+    after = [w.bbox[0] for w in line if w.bbox[0] >= rect[2] - 0.5]
+    if not after or min(after) - rect[2] > CELL_GAP * height:
+        return "right"
+    return "left"
+
+
+def is_reference(rect: Box, line: Sequence[Word]) -> bool:
+    """Is the word just left of ``rect`` a structure label ("Table", "Item", "page")?"""
+    height = rect[3] - rect[1]
+    before = [w for w in line if w.bbox[2] <= rect[0] + 0.5 and rect[0] - w.bbox[2] < height]
+    if not before:
+        return False
+    word = max(before, key=lambda w: w.bbox[2]).text.strip(".:,;()").lower()
+    return word in REFERENCE_WORDS
+
+
+def page_numbers(page: pymupdf.Page, words: PageWords) -> list[PageNumber]:
+    """Every value on the page, top to bottom: codes and references ("Table 1") excluded."""
+    found: list[PageNumber] = []
+    for placed in place_numbers(words.words):
+        if placed.token.kind in NOT_VALUES:
+            continue
+        rect = _exact_rect(page, placed) if words.source == "text_layer" else placed.bbox
+        line = tuple(w for w in words.words if same_line(w, rect) and w not in placed.words)
+        if is_reference(rect, line):
+            continue
+        conf = min(w.conf for w in placed.words)
+        found.append(PageNumber(placed, rect, _alignment(rect, line), line, conf))
+    return found
+
+
+def rewrite_edit(number: PageNumber, new_text: str) -> TextEdit:
+    """The edit that replaces ``number`` by ``new_text`` where and as it was printed.
+
+    A right-aligned number keeps its right edge and may grow leftwards into its cell (up
+    to 1.5x); one inside a sentence keeps its left edge and is squeezed to its old width,
+    so it does not run into the next word.
+    """
+    growth = 1.5 if number.align == "right" else 1.0
+    return TextEdit(
+        rect=number.rect,
+        text=new_text,
+        align=number.align,
+        growth=growth,
+        like=number.text,
+        context=tuple((w.text, w.bbox) for w in number.line_words[:8]),
+    )
+
+
+def words_near_numbers(words: Sequence[Word], numbers: Sequence[PageNumber]) -> list[Word]:
+    """The evidence region's other words: non-numeric words on the lines that hold numbers
+    (a table row's label, the sentence around a figure)."""
+    numeric = {id(w) for number in numbers for w in number.placed.words}
+    near: list[Word] = []
+    for word in words:
+        if id(word) in numeric or not any(ch.isalpha() for ch in word.text):
+            continue
+        if any(same_line(word, number.rect) for number in numbers):
+            near.append(word)
+    return near

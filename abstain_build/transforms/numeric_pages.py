@@ -1,0 +1,117 @@
+"""Shared planning of the transforms that edit numbers on evidence pages.
+
+Both number transforms read each evidence page's words once (text layer, else OCR),
+find its numbers, pick which to edit (the gold answer's printed numbers always first,
+then a random share of the rest), pick some of the other words of the lines that hold
+numbers to erase, and record every edit. Applying replays the recorded edits through
+:mod:`.functional.text_edits`, in the text layer or in pixels as the page was read.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+import pymupdf
+
+from ..model import Plan, Region, TokenEdit
+from ..qc.leak import answer_numbers, prints_answer
+from ..textregions.words import Word
+from .base import EvidencePageTransform, NotApplicable, TransformContext
+from .functional.page_numbers import PageNumber, page_numbers, words_near_numbers
+from .functional.pdf_edit import normalise_rotation
+from .functional.text_edits import TextEdit, apply_text_edits
+
+
+def rounded(box: tuple[float, ...] | list[float]) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = (round(float(v), 2) for v in box)
+    return (x0, y0, x1, y1)
+
+
+class NumericPageTransform(EvidencePageTransform):
+    """An evidence-page transform whose edits are numbers and a few words around them."""
+
+    #: Which numbers a transform may edit (see :meth:`editable`).
+    def editable(self, number: PageNumber, ctx: TransformContext) -> bool:
+        return True
+
+    def gold_numbers(self, ctx: TransformContext) -> list[Decimal]:
+        return ctx.inputs.derived(
+            "gold_numbers",
+            lambda: answer_numbers(ctx.sample.answer, ctx.sample.answer_format),
+        )
+
+    def read_page(
+        self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
+    ) -> tuple[str, list[PageNumber], list[Word]] | None:
+        """The page's word source, its editable numbers and all its words; None (with a
+        note) when nothing can be read on it."""
+        words = self.page_words(page, number, ctx)
+        if words.source == "none":
+            plan.notes.append(f"page {number}: no words read ({words.reason})")
+            plan.extra.setdefault("unread", []).append(f"page {number}: {words.reason}")
+            return None
+        found = ctx.inputs.derived(("page_numbers", number), lambda: page_numbers(page, words))
+        return words.source, [n for n in found if self.editable(n, ctx)], words.words
+
+    def choose(
+        self,
+        numbers: list[PageNumber],
+        ratio: float,
+        ctx: TransformContext,
+    ) -> tuple[list[PageNumber], int]:
+        """The gold answer's printed numbers, then a random ``ratio`` of all (rounded up)."""
+        gold = self.gold_numbers(ctx)
+        answer = [n for n in numbers if gold and prints_answer(gold, n.placed.token)]
+        rest = [n for n in numbers if n not in answer]
+        want = max(len(answer), int(np.ceil(ratio * len(numbers) - 1e-9)))
+        extra = want - len(answer)
+        picked = list(answer)
+        if extra > 0 and rest:
+            order = ctx.rng.permutation(len(rest))[:extra]
+            picked += [rest[i] for i in sorted(order)]
+        picked.sort(key=lambda n: numbers.index(n))
+        return picked, len(answer)
+
+    def choose_words(
+        self, words: list[Word], numbers: list[PageNumber], ratio: float, ctx: TransformContext
+    ) -> list[Word]:
+        """A random ``ratio`` of the other words on the lines that hold ``numbers``."""
+        near = words_near_numbers(words, numbers)
+        count = round(ratio * len(near))
+        if count <= 0:
+            return []
+        order = sorted(ctx.rng.permutation(len(near))[:count])
+        return [near[i] for i in order]
+
+    @staticmethod
+    def record_erase(plan: Plan, number: int, source: str, box, text: str, role: str) -> None:
+        plan.edits.regions.append(
+            Region(
+                bbox=rounded(box), kind="erase", page=number, unit="pt", detector=source, role=role
+            )
+        )
+        plan.edits.tokens.append(
+            TokenEdit(old=text, new="", where="page", page=number, bbox=rounded(box))
+        )
+
+    def plan(self, ctx: TransformContext) -> Plan:
+        plan = super().plan(ctx)
+        if not plan.edits.tokens:
+            unread = plan.extra.get("unread")
+            if unread:
+                raise NotApplicable("no words could be read: " + "; ".join(unread))
+            raise NotApplicable(self.nothing_to_edit)
+        return plan
+
+    nothing_to_edit = "no numbers on the evidence pages"
+
+    def apply(self, document: pymupdf.Document, plan: Plan) -> None:
+        for number, (source, edits) in sorted(plan.extra["page_edits"].items()):
+            page = document[number - 1]
+            normalise_rotation(page)
+            apply_text_edits(page, edits, source)
+
+    @staticmethod
+    def add_page_edits(plan: Plan, number: int, source: str, edits: list[TextEdit]) -> None:
+        plan.extra.setdefault("page_edits", {})[number] = (source, edits)

@@ -1,0 +1,296 @@
+"""Number corruption on evidence pages: erased or falsified values, on text-layer and
+image-only pages, checked through the PDF text layer and OCR of the rendered result."""
+
+from __future__ import annotations
+
+import io
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+from PIL import Image
+
+from abstain_build.loaders import open_source
+from abstain_build.media.inputs import SampleInputs
+from abstain_build.model import DocumentRef, Sample, SourceInfo
+from abstain_build.pipeline.apply import TransformOutput, run_transform
+from abstain_build.qc.leak import leak_check, read_evidence
+from abstain_build.textregions.ocr import ocr_available, ocr_image
+from abstain_build.transforms import NotApplicable, get_registry
+from abstain_build.transforms.functional.number_rewrite import wrong_quantity, wrong_year
+from abstain_build.transforms.functional.numbers import find_numbers
+from abstain_build.transforms.functional.text_edits import pdf_style
+
+from .conftest import FIXTURES
+
+needs_ocr = pytest.mark.skipif(not ocr_available(), reason="Tesseract is not installed")
+INFO = SourceInfo("test", "test", "test.jsonl", 0)
+ACME = FIXTURES / "mmlongbench-doc" / "documents" / "ACME_2021_10K.pdf"
+NUMERIC = ("remove_numeric_tokens", "corrupt_numeric_tokens")
+
+
+def fixture_sample(sample_id: str) -> Sample:
+    for item in open_source(str(FIXTURES / "mmlongbench-doc"), None):
+        if isinstance(item, Sample) and item.id == sample_id:
+            return item
+    raise LookupError(sample_id)
+
+
+def run(name: str, sample: Sample, seed: int = 7, **params) -> TransformOutput:
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    output = run_transform(get_registry().get(name)(**params), sample, inputs, run_seed=seed)
+    assert output.qc["passed"], output.qc
+    return output
+
+
+def page_text(pdf: bytes, number: int) -> str:
+    with pymupdf.open(stream=pdf, filetype="pdf") as document:
+        return document[number - 1].get_text()
+
+
+def ocr_words(png: bytes) -> str:
+    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    return " ".join(word.text for word in ocr_image(pixels))
+
+
+def leak(sample: Sample, output: TransformOutput):
+    inputs = SampleInputs(sample)
+    pages = list(sample.evidence_pages)
+    original = read_evidence(pages, inputs.evidence_renders(), inputs.document_bytes())
+    perturbed = read_evidence(pages, output.images, output.pdf)
+    return leak_check(sample.answer, sample.answer_format, original, perturbed)
+
+
+# -- wrong values ------------------------------------------------------------------------
+
+SHAPE = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
+
+
+def shape(text: str) -> tuple[str, int]:
+    """The token with its digits blanked, and its number of decimals."""
+    digits = SHAPE.search(text).group()
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    return text.replace(digits, "#"), decimals
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$(1,234.50)",
+        "4,842.5",
+        "(14.2%)",
+        "$4.5bn",
+        "12.3x",
+        "0.75",
+        "1.2 million",
+        "-3.2%",
+        "7026",
+    ],
+)
+def test_wrong_values_move_20_to_50_percent_in_the_same_format(text: str) -> None:
+    token = find_numbers(text)[0]
+    for seed in range(60):
+        rewrite = wrong_quantity(token, np.random.default_rng(seed))
+        assert rewrite is not None
+        assert rewrite.text != text
+        assert shape(rewrite.text) == shape(text)
+        new = find_numbers(rewrite.text)[0]
+        assert new.kind == token.kind and new.negative == token.negative
+        assert abs(new.value) != abs(token.value)
+        change = abs(abs(new.value) - abs(token.value)) / abs(token.value)
+        assert rewrite.in_range and 0.2 - 1e-3 <= change <= 0.5 + 1e-3, (rewrite, change)
+
+
+def test_grouping_appears_when_a_value_grows_past_999() -> None:
+    token = find_numbers("912.6")[0]
+    grown = [wrong_quantity(token, np.random.default_rng(seed)) for seed in range(40)]
+    big = [r.text for r in grown if abs(r.value) >= 1000]
+    assert big and all("," in text for text in big)
+
+
+def test_a_coarse_value_still_changes_and_says_it_left_the_range() -> None:
+    token = find_numbers("1")[0]
+    for seed in range(20):
+        rewrite = wrong_quantity(token, np.random.default_rng(seed))
+        assert rewrite.text != "1" and not rewrite.in_range
+
+
+def test_forbidden_values_are_never_printed() -> None:
+    token = find_numbers("100")[0]
+    allowed = set()
+    for seed in range(200):
+        rewrite = wrong_quantity(
+            token, np.random.default_rng(seed), forbidden=lambda m: m in (Decimal(130), 70)
+        )
+        allowed.add(rewrite.text)
+    assert "130" not in allowed and "70" not in allowed and len(allowed) > 10
+
+
+@pytest.mark.parametrize("text", ["2015", "FY2015", "FY 15", "2015-2017"])
+def test_years_move_by_whole_years(text: str) -> None:
+    token = find_numbers(text)[0]
+    for seed in range(20):
+        rewrite = wrong_year(token, np.random.default_rng(seed))
+        new = find_numbers(rewrite.text)[0]
+        assert new.kind == token.kind
+        shift = new.years[0] - token.years[0]
+        assert 1 <= abs(shift) <= 5
+        if len(token.years) == 2:
+            assert new.years[1] - token.years[1] == shift
+
+
+# -- remove_numeric_tokens ---------------------------------------------------------------
+
+
+def test_removal_erases_95_percent_of_numbers_from_the_text_layer() -> None:
+    sample = fixture_sample("ACME_2021_10K-fb753eb3")  # 11642.4, Table 1 on page 4
+    before = page_text(SampleInputs(sample).document_bytes(), 4)
+    output = run("remove_numeric_tokens", sample)
+    after = page_text(output.pdf, 4)
+    values = [t for t in find_numbers(before) if t.kind not in ("code",)]
+    left = [t for t in find_numbers(after) if t.kind not in ("code",)]
+    assert len(values) >= 30
+    # Only "Table 1" / "Item 7" style references and the 5% kept may survive.
+    assert len(left) <= 0.05 * len(values) + 2, [t.text for t in left]
+    assert "11,642.4" not in after
+    # Lines without numbers are untouched.
+    assert "with the consolidated financial statements." in after
+    erased = [r for r in output.record.edits.regions if r.kind == "erase"]
+    assert {r.role for r in erased} == {"number", "word"}
+    assert all(r.detector == "text_layer" for r in erased)
+
+
+def test_erased_areas_take_the_colour_around_them() -> None:
+    sample = fixture_sample("ACME_2021_10K-fb753eb3")
+    output = run("remove_numeric_tokens", sample)
+    pixels = np.asarray(Image.open(io.BytesIO(output.images[0])).convert("RGB"))
+    scale = pixels.shape[1] / 612
+    header_fills = []
+    for region in output.record.edits.regions:
+        x0, y0, x1, y1 = (round(v * scale) for v in region.bbox)
+        patch = pixels[y0 + 2 : y1 - 2, x0 + 2 : x1 - 2]
+        if patch.size:
+            header_fills.append(patch.reshape(-1, 3).mean(axis=0))
+    fills = np.array(header_fills)
+    # No black boxes: every erased area is paper-coloured (white or the header's light blue).
+    assert fills.min() > 180, fills.min()
+
+
+@needs_ocr
+def test_removal_on_an_image_only_page_edits_pixels_only() -> None:
+    sample = fixture_sample("ACME_2021_10K-aea0bc6a")  # 3105.2 on image-only page 6
+    original_ocr = ocr_words(SampleInputs(sample).evidence_renders()[0])
+    assert "3,105.2" in original_ocr
+    output = run("remove_numeric_tokens", sample)
+    assert page_text(output.pdf, 6).strip() == ""  # still a scan: no text layer added
+    assert "3,105.2" not in ocr_words(output.images[0])
+    assert all(r.detector == "ocr" for r in output.record.edits.regions)
+    report = leak(sample, output)
+    assert report.applicable and not report.leaked, report.reason
+
+
+# -- corrupt_numeric_tokens --------------------------------------------------------------
+
+
+def test_corruption_rewrites_values_in_the_text_layer() -> None:
+    sample = fixture_sample("ACME_2021_10K-6a8203af")  # 2158.7: Cloud Services FY2020
+    output = run("corrupt_numeric_tokens", sample)
+    after = page_text(output.pdf, 4)
+    rewrites = [t for t in output.record.edits.tokens if t.new]
+    assert len(rewrites) >= 25
+    for edit in rewrites:
+        assert edit.new != edit.old and shape(edit.new) == shape(edit.old)
+    found = sum(edit.new in after for edit in rewrites)
+    assert found >= 0.9 * len(rewrites)
+    assert "2,158.7" not in after
+    # The question is not about a year: years and fiscal years stay.
+    assert all(y in after for y in ("FY2019", "FY2020", "FY2021"))
+    assert "Table 1" in after  # references are not values
+    report = leak(sample, output)
+    assert report.applicable and not report.leaked, report.reason
+
+
+def test_replacements_keep_size_colour_and_alignment() -> None:
+    sample = fixture_sample("ACME_2021_10K-6a8203af")
+    output = run("corrupt_numeric_tokens", sample)
+    source = pymupdf.open(ACME)
+    result = pymupdf.open(stream=output.pdf, filetype="pdf")
+    checked = 0
+    for edit in output.record.edits.tokens:
+        if not edit.new or edit.page != 4:
+            continue
+        old = pdf_style(source[3], edit.bbox)
+        hits = result[3].search_for(
+            edit.new, clip=pymupdf.Rect(edit.bbox) + pymupdf.Rect(-40, -1, 40, 1)
+        )
+        assert hits, edit
+        new = pdf_style(result[3], hits[0])
+        # A longer replacement squeezed horizontally reports a slightly smaller size.
+        assert new.size == pytest.approx(old.size, rel=0.06)
+        assert new.colour == pytest.approx(old.colour, abs=0.01)
+        assert new.baseline == pytest.approx(old.baseline, abs=0.5)
+        x0, x1 = edit.bbox[0], edit.bbox[2]
+        if x0 > 200 and 200 < edit.bbox[3] < 330:  # Table 1's number columns: right-aligned
+            assert hits[-1].x1 == pytest.approx(x1, abs=1.0), (edit, hits)
+        else:
+            assert hits[0].x0 == pytest.approx(x0, abs=1.0), (edit, hits)
+        checked += 1
+    assert checked >= 25
+
+
+def test_years_are_corrupted_when_the_question_asks_for_one() -> None:
+    sample = fixture_sample("survey_report_2019-83243d04")  # "In which year ...?" 2018
+    output = run("corrupt_numeric_tokens", sample)
+    years = [t for t in output.record.edits.tokens if t.new and find_numbers(t.old)[0].years]
+    assert years
+    report = leak(sample, output)
+    assert report.applicable and not report.leaked, report.reason
+    kept = run("corrupt_numeric_tokens", sample, years="never")
+    assert not [t for t in kept.record.edits.tokens if t.new and find_numbers(t.old)[0].years]
+
+
+@needs_ocr
+def test_corruption_on_an_image_only_page_is_drawn_into_the_pixels() -> None:
+    sample = fixture_sample("ACME_2021_10K-aea0bc6a")
+    output = run("corrupt_numeric_tokens", sample)
+    assert page_text(output.pdf, 6).strip() == ""
+    text = ocr_words(output.images[0])
+    rewrites = [t for t in output.record.edits.tokens if t.new]
+    assert len(rewrites) >= 10
+    readable = sum(edit.new in text for edit in rewrites)
+    assert readable >= 0.8 * len(rewrites), (readable, len(rewrites), text)
+    assert "3,105.2" not in text
+
+
+@pytest.mark.parametrize("name", NUMERIC)
+def test_pages_without_numbers_are_not_applicable(name: str, tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((72, 100), "Only words on this page, and nothing to count at all.")
+    page.insert_text((72, 120), "The second line says the same thing in other words.")
+    path = tmp_path / "words.pdf"
+    document.save(path)
+    sample = Sample(
+        id="words",
+        source=INFO,
+        question="What does the page say?",
+        answer="words",
+        document=DocumentRef(path=path, doc_id=path.name),
+        evidence_pages=(1,),
+    )
+    inputs = SampleInputs(sample)
+    with pytest.raises(NotApplicable, match="no"):
+        run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
+
+
+@pytest.mark.parametrize("name", NUMERIC)
+def test_number_transforms_are_deterministic(name: str) -> None:
+    sample = fixture_sample("ACME_2021_10K-fb753eb3")
+    first, second = run(name, sample, seed=3), run(name, sample, seed=3)
+    assert first.pdf == second.pdf and first.record.edits == second.record.edits
+    other = run(name, sample, seed=4)
+    assert other.record.edits != first.record.edits

@@ -36,6 +36,7 @@ from .conftest import FIXTURES
         ("4500000000", "a $4.5bn deal"),
         ("$36.8 million", "grossed 36,800,000"),
         ("2019", "in 2019 sales"),
+        ("2", "Figure 1 shows 2 prompts"),
         ("Energy Solutions", "the ENERGY  solutions segment"),
     ],
 )
@@ -51,6 +52,7 @@ def test_printed_forms_of_the_answer_are_found(answer: str, text: str) -> None:
         ("11642.4", "11,642 and 11,642.5"),
         ("0.125", "12.6%"),
         ("Energy Solutions", "energy and solutions"),
+        ("2", "as shown in Figure 2 and (Table 2). See page 2, Section 2: Item 2"),
     ],
 )
 def test_other_numbers_and_words_do_not_count(answer: str, text: str) -> None:

@@ -24,7 +24,7 @@ from decimal import Decimal, InvalidOperation
 import numpy as np
 from PIL import Image
 
-from ..transforms.functional.numbers import NumericToken, find_numbers
+from ..transforms.functional.numbers import NumericToken, find_numbers, follows_reference_word
 
 #: Powers of ten a printed number may differ from the answer by: scale words are already
 #: resolved, so these cover tables "in thousands/millions" and percent vs fraction.
@@ -140,7 +140,12 @@ def find_in_text(items: Sequence[str], text: str) -> list[str]:
         number = _as_decimal(item)
         if number is not None:
             if tokens is None:
-                tokens = [t for t in find_numbers(text) if t.value is not None]
+                # "Figure 2" numbers a figure; it does not state a value of 2.
+                tokens = [
+                    t
+                    for t in find_numbers(text)
+                    if t.value is not None and not follows_reference_word(text, t)
+                ]
             found.extend(t.text for t in tokens if number_matches(number, t))
         elif len(item) >= _MIN_TEXT_ANSWER and " ".join(item.split()).lower() in flat:
             found.append(item)

@@ -204,6 +204,24 @@ def find_numbers(text: str) -> list[NumericToken]:
     return tokens
 
 
+#: Words that make the number after them a reference to the document's structure ("Table
+#: 1", "Item 7", "page 4", "Figure 2"): a label, not a value of the evidence.
+REFERENCE_WORDS = frozenset(
+    (
+        "table", "tables", "figure", "figures", "fig", "item", "page", "pages", "note",
+        "notes", "section", "chapter", "exhibit", "appendix", "part", "no", "step", "chart",
+        "slide", "eq", "equation", "line", "footnote",
+    )
+)  # fmt: skip
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)[.:]?\s*$")
+
+
+def follows_reference_word(text: str, token: NumericToken) -> bool:
+    """Is ``token`` numbering a table, figure, page... ("Figure 2")? See REFERENCE_WORDS."""
+    match = _WORD_BEFORE.search(text[max(0, token.start - 24) : token.start])
+    return bool(match) and match.group(1).lower() in REFERENCE_WORDS
+
+
 def quantities(text: str) -> list[NumericToken]:
     """Only the numbers that measure something (amounts, percents, multiples)."""
     return [token for token in find_numbers(text) if token.is_quantity]

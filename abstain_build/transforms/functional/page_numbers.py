@@ -17,34 +17,13 @@ import pymupdf
 from ...textregions.number_boxes import PlacedNumber, place_numbers
 from ...textregions.pages import PageWords
 from ...textregions.words import Box, Word
+from .numbers import REFERENCE_WORDS
 from .text_edits import TextEdit
 
 #: A gap after a number wider than this many line heights ends a table cell.
 CELL_GAP = 0.8
 #: Kinds that are identifiers, never values: erased as words, not as numbers.
 NOT_VALUES = ("code",)
-#: Words that make the number after them a reference ("Table 1", "Item 7", "page 4"):
-#: a label of the document's structure, not a value of its evidence.
-REFERENCE_WORDS = frozenset(
-    [
-        "table",
-        "figure",
-        "fig",
-        "item",
-        "page",
-        "note",
-        "notes",
-        "section",
-        "chapter",
-        "exhibit",
-        "appendix",
-        "part",
-        "no",
-        "step",
-        "chart",
-        "slide",
-    ]
-)
 #: OCR'd numbers read with less confidence than this are only ever erased, never rewritten:
 #: a misread ("Q3" read as "(93") would be rewritten in a wrong format.
 MIN_REWRITE_CONF = 60.0

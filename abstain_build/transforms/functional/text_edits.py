@@ -105,16 +105,28 @@ def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
 
 def pdf_style(page: pymupdf.Page, rect: Sequence[float]) -> PdfStyle | None:
     """The style of the text-layer span overlapping ``rect`` most (None: no text there)."""
+    return style_of_spans(page_spans(page, rect), rect)
+
+
+def page_spans(page: pymupdf.Page, clip: Sequence[float] | None = None) -> list[dict]:
+    """The text-layer spans of the page (or of ``clip``), read in one pass."""
+    data = page.get_text("dict", clip=pymupdf.Rect(clip) if clip is not None else None)
+    return [
+        span
+        for block in data.get("blocks", [])
+        for line in block.get("lines", [])
+        for span in line.get("spans", [])
+        if span.get("text", "").strip()
+    ]
+
+
+def style_of_spans(spans: Sequence[dict], rect: Sequence[float]) -> PdfStyle | None:
+    """The style of the span among ``spans`` overlapping ``rect`` most."""
     best, best_area = None, 0.0
-    data = page.get_text("dict", clip=pymupdf.Rect(rect))
-    for block in data.get("blocks", []):
-        for line in block.get("lines", []):
-            for span in line.get("spans", []):
-                if not span.get("text", "").strip():
-                    continue
-                area = _overlap(span["bbox"], rect)
-                if area > best_area:
-                    best, best_area = span, area
+    for span in spans:
+        area = _overlap(span["bbox"], rect)
+        if area > best_area:
+            best, best_area = span, area
     if best is None:
         return None
     flags = best.get("flags", 0)
@@ -148,8 +160,9 @@ def _place_x(rect: Sequence[float], width: float, align: str) -> float:
 def edit_text_layer(page: pymupdf.Page, edits: Sequence[TextEdit]) -> list[dict[str, object]]:
     """Apply ``edits`` on a page with a text layer (see the module docstring)."""
     normalise_rotation(page)
+    spans = page_spans(page)  # one text extraction for all edits
     styles = [
-        pdf_style(page, edit.style_rect or edit.rect)
+        style_of_spans(spans, edit.style_rect or edit.rect)
         or _fallback_style(edit.style_rect or edit.rect)
         for edit in edits
     ]

@@ -294,3 +294,45 @@ def test_number_transforms_are_deterministic(name: str) -> None:
     assert first.pdf == second.pdf and first.record.edits == second.record.edits
     other = run(name, sample, seed=4)
     assert other.record.edits != first.record.edits
+
+
+# -- column_merge_ambiguity --------------------------------------------------------------
+
+
+def test_merged_columns_keep_every_value_but_not_its_column() -> None:
+    sample = fixture_sample("ACME_2021_10K-6a8203af")  # Table 1 on page 4
+    output = run("column_merge_ambiguity", sample)
+    after = " ".join(page_text(output.pdf, 4).split())
+    rows = output.record.edits.tokens
+    assert len(rows) == 7  # header + 6 body rows of Table 1
+    header, body = rows[0], rows[1:]
+    assert " / " in header.new and all(part in header.new for part in header.old.split(" | "))
+    for row in body:
+        values = row.old.split(" | ")
+        assert sorted(row.new.split(" / ")) == sorted(values)
+        assert row.new in after
+    # The merged cell alone does not tell which value came from which column.
+    orders = {tuple(r.new.split(" / ")) == tuple(r.old.split(" | ")) for r in body}
+    assert orders == {True, False}
+    merged = [r for r in output.record.edits.regions if r.kind == "merged_columns"]
+    assert len(merged) == 1 and merged[0].detector == "text_layer+word_grid"
+
+
+@needs_ocr
+def test_merged_columns_on_an_image_only_page() -> None:
+    sample = fixture_sample("ACME_2021_10K-aea0bc6a")  # scanned quarterly table, page 6
+    output = run("column_merge_ambiguity", sample)
+    assert page_text(output.pdf, 6).strip() == ""
+    text = ocr_words(output.images[0])
+    body = output.record.edits.tokens[1:]
+    assert len(body) >= 4
+    readable = sum(row.new.replace(" ", "") in text.replace(" ", "") for row in body)
+    assert readable >= len(body) - 1, (text, [r.new for r in body])
+
+
+def test_a_page_without_a_table_is_not_applicable() -> None:
+    sample = fixture_sample("ACME_2021_10K-0943bae5")  # page 5: a chart, no table
+    with pytest.raises(NotApplicable, match="no table"):
+        run_transform(
+            get_registry().get("column_merge_ambiguity")(), sample, SampleInputs(sample), 0
+        )

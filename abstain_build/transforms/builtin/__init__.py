@@ -6,6 +6,7 @@ from . import (  # noqa: F401
     aggressive_multi_mask,
     blur_edge_mask,
     blur_figure_region,
+    column_merge_ambiguity,
     corrupt_numeric_tokens,
     dense_mask,
     full_page_blur,

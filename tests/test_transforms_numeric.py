@@ -336,3 +336,64 @@ def test_a_page_without_a_table_is_not_applicable() -> None:
         run_transform(
             get_registry().get("column_merge_ambiguity")(), sample, SampleInputs(sample), 0
         )
+
+
+# -- counterfactual_distractor_rows --------------------------------------------------------
+
+
+def test_a_false_row_is_inserted_under_the_true_one_and_nothing_is_lost() -> None:
+    sample = fixture_sample("ACME_2021_10K-6a8203af")  # Cloud Services FY2020 = 2,158.7
+    before_pdf = SampleInputs(sample).document_bytes()
+    output = run("counterfactual_distractor_rows", sample)
+    before, after = page_text(before_pdf, 4), page_text(output.pdf, 4)
+    (row,) = output.record.edits.tokens
+    cells = row.new.split(" | ")
+    assert cells[0] == "Cloud Services"  # the row printing the gold answer, label copied
+    true_values = ["1,684.2", "2,158.7", "2,868.9", "32.9%"]
+    for old, new in zip(true_values, cells[1:], strict=True):
+        assert shape(new) == shape(old) and new != old
+        change = abs(find_numbers(new)[0].value / find_numbers(old)[0].value - 1)
+        assert 0.2 - 1e-3 <= change <= 0.5 + 1e-3
+        assert new in after
+    # Every word of the page is still there exactly as often (moved text is not doubled),
+    # plus the false row's.
+    added = " ".join(cells).split()
+    for word in set(before.split()):
+        assert after.split().count(word) == before.split().count(word) + added.count(word), word
+    with pymupdf.open(stream=before_pdf, filetype="pdf") as old_doc:
+        old_total = old_doc[3].search_for("Total revenue")[0]
+    with pymupdf.open(stream=output.pdf, filetype="pdf") as new_doc:
+        page = new_doc[3]
+        new_total = page.search_for("Total revenue")[0]
+        assert all(page.rect.contains(pymupdf.Rect(w[:4])) for w in page.get_text("words"))
+    assert new_total.y0 - old_total.y0 == pytest.approx(17.0, abs=1.5)  # one row pitch
+
+
+def test_the_variant_label_marks_the_false_row() -> None:
+    sample = fixture_sample("ACME_2021_10K-6a8203af")
+    output = run("counterfactual_distractor_rows", sample, label="variant")
+    label = output.record.edits.tokens[0].new.split(" | ")[0]
+    assert label.startswith("Cloud Services (") and label.endswith(")")
+
+
+@needs_ocr
+def test_a_false_row_on_an_image_only_page() -> None:
+    sample = fixture_sample("ACME_2021_10K-aea0bc6a")
+    output = run("counterfactual_distractor_rows", sample)
+    assert page_text(output.pdf, 6).strip() == ""
+    text = ocr_words(output.images[0])
+    values = output.record.edits.tokens[0].new.split(" | ")[1:]
+    assert sum(value in text for value in values) >= len(values) - 1, (values, text)
+    for kept in ("3,105.2", "2,970.9", "11,642.4"):  # true rows above and below survive
+        assert kept in text
+
+
+def test_no_table_no_false_row() -> None:
+    sample = fixture_sample("ACME_2021_10K-0943bae5")
+    with pytest.raises(NotApplicable, match="no table"):
+        run_transform(
+            get_registry().get("counterfactual_distractor_rows")(),
+            sample,
+            SampleInputs(sample),
+            0,
+        )

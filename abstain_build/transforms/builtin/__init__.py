@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     blur_figure_region,
     column_merge_ambiguity,
     corrupt_numeric_tokens,
+    counterfactual_distractor_rows,
     dense_mask,
     full_page_blur,
     hide_evidence_page,

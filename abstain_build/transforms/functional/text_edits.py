@@ -173,7 +173,7 @@ def edit_text_layer(page: pymupdf.Page, edits: Sequence[TextEdit]) -> list[dict[
     for edit, style in zip(edits, styles, strict=True):
         if not edit.text:
             continue
-        written.append(_insert(page, edit, style))
+        written.append(insert_text_edit(page, edit, style))
     return [*({"erased": item} for item in erased), *({"written": item} for item in written)]
 
 
@@ -184,7 +184,7 @@ def _shrunk(rect: Sequence[float], by: float = 0.3) -> tuple[float, float, float
     return (x0 + dx, y0 + dy, x1 - dx, y1 - dy)
 
 
-def _insert(page: pymupdf.Page, edit: TextEdit, style: PdfStyle) -> dict[str, object]:
+def insert_text_edit(page: pymupdf.Page, edit: TextEdit, style: PdfStyle) -> dict[str, object]:
     rect = edit.rect
     width = pymupdf.get_text_length(edit.text, fontname=style.fontname, fontsize=style.size)
     room = (rect[2] - rect[0]) * edit.growth

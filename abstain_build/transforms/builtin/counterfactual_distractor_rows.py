@@ -1,0 +1,247 @@
+"""Inferential impossibility: a plausible false row in the evidence table, beside the true one."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from decimal import Decimal
+
+import numpy as np
+import pymupdf
+
+from ...model import EVIDENCE, Plan, Region, TokenEdit
+from ...qc.leak import prints_answer, would_print
+from ...textregions.tables import Table, find_tables
+from ..base import NotApplicable, TransformContext
+from ..functional.number_rewrite import wrong_quantity
+from ..functional.numbers import find_numbers
+from ..functional.pdf_edit import normalise_rotation
+from ..functional.row_insert import (
+    MIN_SQUEEZE,
+    RowInsert,
+    insert_row_pixels,
+    insert_row_text_layer,
+    page_obstacles,
+    plan_block,
+)
+from ..functional.text_edits import TextEdit
+from ..numeric_pages import NumericPageTransform, rounded
+from ..params import Param
+from ..registry import register_transform
+
+_WORD = re.compile(r"[a-z]{3,}")
+#: Qualifiers for ``label="variant"``: each reads like a real alternative line item.
+QUALIFIERS = ("(restated)", "(adjusted)", "(revised)", "(pro forma)", "(as reported)")
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+@register_transform
+class CounterfactualDistractorRows(NumericPageTransform):
+    name = "counterfactual_distractor_rows"
+    family = "inferential_impossibility"
+    axis = EVIDENCE
+    target = "document"
+    description = (
+        "Insert a false row into a table on the evidence page, right under the row it copies"
+        " (the one printing the gold answer, else the one whose label shares most words with"
+        " the question): the same label (or the label with a qualifier such as '(restated)'),"
+        " and every value changed by 20-50% in its own format. The rows below move down, or"
+        " are squeezed when the page has no room, so the table stays legible and on the"
+        " page. Text-layer pages get real text; image-only pages are edited in pixels."
+    )
+    params = {
+        "label": Param(
+            "copy",
+            "the false row's label: copy the true row's, or add a qualifier ('variant')",
+            choices=("copy", "variant"),
+        ),
+        "low": Param(0.2, "smallest relative change of a value", low=0.01, high=0.99),
+        "high": Param(0.5, "largest relative change of a value", low=0.01, high=0.99),
+    }
+    intensity_doc = (
+        "100 * mean relative change of the false row's values (capped at 1), averaged over"
+        " evidence pages with a table."
+    )
+    nothing_to_edit = "no table with a row of values on the evidence pages"
+
+    def _template(self, table: Table, ctx: TransformContext) -> int | None:
+        """The row to copy: the gold answer's, else the question's best match, else random."""
+        gold = self.gold_numbers(ctx)
+        rows = [
+            i
+            for i in table.body_rows()
+            if any(cell is not None and cell.is_numeric for cell in table.cells[i])
+        ]
+        if not rows:
+            return None
+        for i in rows:
+            cells = [cell for cell in table.cells[i] if cell is not None]
+            if gold and any(
+                prints_answer(gold, token) for cell in cells for token in find_numbers(cell.text)
+            ):
+                return i
+        question = _words(ctx.sample.question)
+        scores = [len(question & _words(table.row_label(i))) for i in rows]
+        if max(scores) > 0:
+            return rows[int(np.argmax(scores))]
+        return rows[int(ctx.rng.integers(len(rows)))]
+
+    def _false_value(self, text: str, ctx: TransformContext) -> tuple[str, list[float]]:
+        """``text`` with each of its quantities changed (right to left, offsets stay valid)."""
+        gold = self.gold_numbers(ctx)
+        changes: list[float] = []
+        for token in reversed([t for t in find_numbers(text) if t.is_quantity]):
+
+            def forbidden(magnitude: Decimal, token=token) -> bool:
+                return bool(gold) and would_print(gold, magnitude, token.multiplier)
+
+            rewrite = wrong_quantity(
+                token, ctx.rng, self.config["low"], self.config["high"], forbidden
+            )
+            if rewrite is None:
+                continue
+            text = text[: token.start] + rewrite.text + text[token.end :]
+            changes.append(min(abs(rewrite.change), 1.0))
+        return text, changes
+
+    def plan_page(
+        self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
+    ) -> float:
+        words = self.page_words(page, number, ctx)
+        if words.source == "none":
+            plan.notes.append(f"page {number}: no words read ({words.reason})")
+            plan.extra.setdefault("unread", []).append(f"page {number}: {words.reason}")
+            return 0.0
+        tables = ctx.inputs.derived(
+            ("tables", number),
+            lambda: find_tables(words.words, page if words.source == "text_layer" else None),
+        )
+        for table in tables:
+            row = self._template(table, ctx)
+            if row is None:
+                continue
+            insert, texts, changes = self._row(page, table, row, words, ctx, above=False)
+            if insert.squeeze < MIN_SQUEEZE and row > table.header_rows:
+                insert, texts, changes = self._row(page, table, row, words, ctx, above=True)
+            if insert.squeeze < MIN_SQUEEZE:
+                plan.notes.append(
+                    f"page {number}: no room for a row under row {row + 1} of a"
+                    f" {table.n_rows}x{table.n_cols} table"
+                )
+                continue
+            self._record(plan, number, words.source, table, row, insert, texts)
+            plan.notes[-1] += f"; values changed by {np.mean(changes or [0]):.0%} on average"
+            return float(np.mean(changes or [0.0]))
+        if tables:
+            plan.notes.append(f"page {number}: {len(tables)} tables, none could take a row")
+        else:
+            plan.notes.append(f"page {number}: no table")
+        return 0.0
+
+    def _row(self, page, table: Table, row: int, words, ctx: TransformContext, above: bool):
+        """The insert for a false copy of ``row``: under it, or ``above`` it (the true row
+        and those below then move down and the false one takes its place)."""
+        tops = [band[1] for band in table.rows]
+        pitches = [b - a for a, b in itertools.pairwise(tops) if b > a]
+        pitch = float(np.median(pitches)) if pitches else table.rows[row][3] - table.rows[row][1]
+        band = table.rows[row]
+        if above:
+            previous = table.rows[row - 1]
+            start = (previous[3] + band[1]) / 2
+            offset = 0.0
+        elif row + 1 < table.n_rows:
+            start = (band[3] + table.rows[row + 1][1]) / 2
+            offset = pitch
+        else:
+            start = band[3] + max(0.0, pitch - (band[3] - band[1])) / 2
+            offset = pitch
+        start = min(start, table.bbox[3])
+        numeric = set(table.numeric_columns())
+        texts: list[str] = []
+        changes: list[float] = []
+        cells: list[TextEdit] = []
+        label_done = False
+        for j, cell in enumerate(table.cells[row]):
+            if cell is None:
+                continue
+            text = cell.text
+            if j in numeric or cell.is_numeric:
+                text, moved = self._false_value(cell.text, ctx)
+                changes += moved
+                align, growth = "right", 1.5
+            else:
+                if not label_done and self.config["label"] == "variant":
+                    text = f"{text} {QUALIFIERS[int(ctx.rng.integers(len(QUALIFIERS)))]}"
+                label_done = True
+                align, growth = "left", 1.6
+            x0, y0, x1, y1 = cell.bbox
+            cells.append(
+                TextEdit(
+                    rect=(x0, y0 + offset, x1, y1 + offset),
+                    text=text,
+                    align=align,
+                    style_rect=cell.bbox,
+                    erase=False,
+                    growth=growth,
+                    like=cell.text,
+                )
+            )
+            texts.append(text)
+        obstacles = ctx.inputs.derived(
+            ("obstacles", page.number), lambda: page_obstacles(page, [w.bbox for w in words.words])
+        )
+        block, room = plan_block(page, obstacles, table.bbox, start, pitch)
+        if words.source != "text_layer":
+            # A scan moves whole: its rules and speckle run past the words' boxes.
+            block = (page.rect.x0, block[1], page.rect.x1, block[3])
+        return RowInsert(block, pitch, room, tuple(cells)), texts, changes
+
+    def _record(self, plan, number, source, table, row, insert: RowInsert, texts) -> None:
+        y0 = min(cell.rect[1] for cell in insert.cells)
+        y1 = max(cell.rect[3] for cell in insert.cells)
+        new_band = rounded((table.bbox[0], y0, table.bbox[2], y1))
+        plan.edits.regions.append(
+            Region(
+                bbox=new_band,
+                kind="inserted_row",
+                page=number,
+                unit="pt",
+                detector=source,
+                role="table_row",
+            )
+        )
+        plan.edits.regions.append(
+            Region(
+                bbox=rounded(insert.block), kind="moved", page=number, unit="pt", detector=source
+            )
+        )
+        plan.edits.tokens.append(
+            TokenEdit(old="", new=" | ".join(texts), where="page", page=number, bbox=new_band)
+        )
+        how = "moved down" if insert.squeeze >= 1.0 else f"squeezed to {insert.squeeze:.0%}"
+        plan.notes.append(
+            f"page {number} ({source}, {table.detector} table {table.n_rows}x{table.n_cols}):"
+            f" false row under row {row + 1} ({table.row_label(row)!r}); rows below {how}"
+        )
+        plan.extra.setdefault("inserts", {})[number] = (source, insert)
+
+    def plan(self, ctx: TransformContext) -> Plan:
+        plan = super(NumericPageTransform, self).plan(ctx)
+        if not plan.extra.get("inserts"):
+            unread = plan.extra.get("unread")
+            if unread:
+                raise NotApplicable("no words could be read: " + "; ".join(unread))
+            raise NotApplicable(self.nothing_to_edit)
+        return plan
+
+    def apply(self, document: pymupdf.Document, plan: Plan) -> None:
+        for number, (source, insert) in sorted(plan.extra["inserts"].items()):
+            page = document[number - 1]
+            normalise_rotation(page)
+            if source == "text_layer":
+                insert_row_text_layer(page, insert)
+            else:
+                insert_row_pixels(page, insert)

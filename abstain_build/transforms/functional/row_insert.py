@@ -1,0 +1,246 @@
+"""Make room for one more table row and print it, on a text-layer page or in pixels.
+
+The rows under the insertion point (the *block*) move down by one row pitch. When the
+page has no free space under the table for that, the block is instead squeezed into its
+own height minus the pitch (at most down to :data:`MIN_SQUEEZE` of it), so nothing below
+the table moves and the table stays within the page.
+
+* **text layer**: the block is cut from a private copy of the page (everything outside it
+  redacted, so only its own text comes along), redacted from the page, and shown again at
+  its new place as a form XObject: its text stays text, its rules and shading stay vector.
+  The new row's cells are inserted as real text in the template row's style.
+* **pixels**: the page is rendered once, the block's pixels are moved (or resized), the
+  gap is filled with the template row's background and the new cells are drawn in the
+  font matched to the template row; the edited band goes back as one opaque image.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pymupdf
+from PIL import Image
+
+from ...media.images import encode_png
+from .erase import page_fills, ring_colour
+from .pdf_edit import WHITE, normalise_rotation, redact_rects, render_region
+from .text_edits import (
+    TextEdit,
+    _fallback_style,
+    baseline_of,
+    draw_text,
+    fit_size,
+    ink_colour,
+    ink_mask,
+    insert_text_edit,
+    match_font,
+    page_spans,
+    style_of_spans,
+)
+
+#: The block may be squeezed down to this share of its height, no further.
+MIN_SQUEEZE = 0.6
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class RowInsert:
+    """Where the new row goes and what it says (page points, rotation removed).
+
+    ``block``: the rows under the insertion point, moved down; its top is where the new
+    row starts. ``pitch``: the new row's height. ``room``: free space under the block
+    (if >= pitch the block moves, else it is squeezed). ``cells``: one edit per new cell,
+    ``rect`` already at the new row's place, ``style_rect`` on the template row.
+    """
+
+    block: Box
+    pitch: float
+    room: float
+    cells: tuple[TextEdit, ...]
+
+    @property
+    def squeeze(self) -> float:
+        """The block's vertical scale: 1 when it can move down whole."""
+        if self.room >= self.pitch:
+            return 1.0
+        height = self.block[3] - self.block[1]
+        return max(0.0, (height - (self.pitch - self.room)) / height) if height > 0 else 0.0
+
+    @property
+    def target(self) -> Box:
+        """Where the block lands."""
+        x0, y0, x1, y1 = self.block
+        if self.squeeze >= 1.0:
+            return (x0, y0 + self.pitch, x1, y1 + self.pitch)
+        return (x0, y0 + self.pitch, x1, y1 + max(self.room, 0.0))
+
+
+def insert_row_text_layer(page: pymupdf.Page, insert: RowInsert) -> dict[str, object]:
+    """Insert the row on a page with a text layer (see the module docstring)."""
+    normalise_rotation(page)
+    spans = page_spans(page)
+    styles = [
+        style_of_spans(spans, cell.style_rect or cell.rect) or _fallback_style(cell.rect)
+        for cell in insert.cells
+    ]
+    template_top = min((cell.style_rect or cell.rect)[1] for cell in insert.cells)
+    new_top = min(cell.rect[1] for cell in insert.cells)
+    shift = new_top - template_top
+    gap_fill = page_fills(page, [pymupdf.Rect(insert.cells[0].style_rect or insert.cells[0].rect)])[
+        0
+    ]
+    block = pymupdf.Rect(insert.block)
+    source = pymupdf.open()
+    source.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+    cut = source[0]
+    outside = [
+        pymupdf.Rect(cut.rect.x0, cut.rect.y0, cut.rect.x1, block.y0),
+        pymupdf.Rect(cut.rect.x0, block.y1, cut.rect.x1, cut.rect.y1),
+        pymupdf.Rect(cut.rect.x0, block.y0, block.x0, block.y1),
+        pymupdf.Rect(block.x1, block.y0, cut.rect.x1, block.y1),
+    ]
+    redact_rects(
+        cut,
+        [r for r in outside if not r.is_empty],
+        fill=WHITE,
+        line_art=pymupdf.PDF_REDACT_LINE_ART_NONE,
+    )
+    target = pymupdf.Rect(insert.target)
+    redact_rects(page, [block | target], fill=gap_fill)
+    page.show_pdf_page(target, source, 0, clip=block, keep_proportion=False)
+    source.close()
+    written = []
+    for cell, style in zip(insert.cells, styles, strict=True):
+        moved = dataclasses.replace(
+            style, baseline=None if style.baseline is None else style.baseline + shift
+        )
+        written.append(insert_text_edit(page, cell, moved))
+    return {
+        "block": [round(v, 2) for v in block],
+        "target": [round(v, 2) for v in target],
+        "written": written,
+    }
+
+
+def insert_row_pixels(page: pymupdf.Page, insert: RowInsert, dpi: float = 200) -> dict[str, object]:
+    """Insert the row on an image-only page, in pixels (see the module docstring)."""
+    normalise_rotation(page)
+    rgb, _ = render_region(page, page.rect, dpi)
+    original = rgb.copy()
+    sx = rgb.shape[1] / page.rect.width
+    sy = rgb.shape[0] / page.rect.height
+
+    def px(box: Sequence[float]) -> tuple[int, int, int, int]:
+        return (
+            max(0, int(np.floor((box[0] - page.rect.x0) * sx))),
+            max(0, int(np.floor((box[1] - page.rect.y0) * sy))),
+            min(rgb.shape[1], int(np.ceil((box[2] - page.rect.x0) * sx))),
+            min(rgb.shape[0], int(np.ceil((box[3] - page.rect.y0) * sy))),
+        )
+
+    bx0, by0, bx1, by1 = px(insert.block)
+    _, ty0, _, ty1 = px(insert.target)
+    template = px(insert.cells[0].style_rect or insert.cells[0].rect)
+    paper = ring_colour(original, template, 3)
+    block_pixels = original[by0:by1, bx0:bx1]
+    height = max(1, ty1 - ty0)
+    if height != block_pixels.shape[0]:
+        block_pixels = np.asarray(
+            Image.fromarray(block_pixels).resize((bx1 - bx0, height), Image.LANCZOS)
+        )
+    rgb[by0:ty1, bx0:bx1] = paper
+    rgb[ty0 : ty0 + block_pixels.shape[0], bx0:bx1] = block_pixels[: rgb.shape[0] - ty0]
+    drawn: list[dict[str, object]] = []
+    changed = [cell for cell in insert.cells if cell.text != (cell.like or cell.text)]
+    # One size for the row's new values: OCR boxes of single cells can be off (a misread
+    # word's box spans two lines), their median is not.
+    fitted = []
+    for cell in changed:
+        style_box = px(cell.style_rect or cell.rect)
+        ink = ink_colour(original, style_box, paper)
+        like = cell.like or cell.text
+        fontname = match_font([(like, ink_mask(original, style_box, paper, ink))])
+        fitted.append((fontname, fit_size(like, fontname, style_box[3] - style_box[1]), ink))
+    size = int(np.median([f[1] for f in fitted])) if fitted else 0
+    for cell in insert.cells:
+        box = px(cell.rect)
+        source = px(cell.style_rect or cell.rect)
+        if cell not in changed:
+            # An unchanged cell (the label) is copied as printed: same glyphs, no misreading.
+            patch = original[source[1] : source[3], source[0] : source[2]]
+            h = min(patch.shape[0], rgb.shape[0] - box[1])
+            w = min(patch.shape[1], rgb.shape[1] - box[0])
+            rgb[box[1] : box[1] + h, box[0] : box[0] + w] = patch[:h, :w]
+            drawn.append({"copied": cell.text, "from_px": list(source), "to_px": list(box)})
+            continue
+        fontname, _, ink = fitted[changed.index(cell)]
+        like = cell.like or cell.text
+        baseline = baseline_of(like, fontname, size, box[3])
+        inked = draw_text(
+            rgb, box, cell.text, ink, fontname, size, baseline, cell.align, cell.growth
+        )
+        drawn.append({"text": cell.text, "font": fontname, "size_px": size, "ink_px": list(inked)})
+    band = (bx0, by0, bx1, max(ty1, by1))
+    rect = (
+        page.rect.x0 + band[0] / sx,
+        page.rect.y0 + band[1] / sy,
+        page.rect.x0 + band[2] / sx,
+        page.rect.y0 + band[3] / sy,
+    )
+    redact_rects(page, [rect], fill=WHITE)
+    page.insert_image(
+        rect, stream=encode_png(rgb[band[1] : band[3], band[0] : band[2]]), keep_proportion=False
+    )
+    return {"band_px": list(band), "written": drawn}
+
+
+def page_obstacles(page: pymupdf.Page, words: Sequence[Sequence[float]]) -> list[Box]:
+    """Boxes of everything printed on the page: words, vector drawings, images (a scan's
+    full-page image excluded: on such a page the OCR words are what is printed)."""
+    tall = 0.9 * page.rect.height
+    boxes = [tuple(box[:4]) for box in words]
+    boxes += [tuple(d["rect"]) for d in page.get_drawings() if d.get("rect") is not None]
+    boxes += [tuple(info["bbox"]) for info in page.get_image_info()]
+    return [b for b in boxes if b[3] - b[1] < tall]
+
+
+def plan_block(
+    page: pymupdf.Page,
+    obstacles: Sequence[Box],
+    table: Box,
+    start: float,
+    pitch: float,
+    margin: float = 18.0,
+) -> tuple[Box, float]:
+    """The block to move down from ``start`` and the free room under it.
+
+    The block is the table's rows under ``start``, extended over whatever follows the
+    table without a gap of one ``pitch`` (a note, a paragraph), so that content moves
+    along instead of being overprinted; it widens to the page's width as soon as it takes
+    in something wider than the table. The room ends ``margin`` above the page's edge.
+    """
+    left, right = table[0] - 2, table[2] + 2
+    while True:
+        cursor, room, widened = table[3] + 2, None, False
+        for box in sorted(obstacles, key=lambda b: b[1]):
+            if box[3] <= cursor + 0.5 or box[2] <= left or box[0] >= right:
+                continue
+            if box[1] < start:
+                continue
+            if box[1] - cursor >= pitch:
+                room = box[1] - cursor
+                break
+            if box[0] < left or box[2] > right:
+                widened = True
+                break
+            cursor = max(cursor, box[3])
+        if widened:
+            left, right = page.rect.x0, page.rect.x1
+            continue
+        bottom_room = page.rect.y1 - margin - cursor
+        room = bottom_room if room is None else min(room, bottom_room)
+        return (left, start, right, max(cursor, start + 1)), max(0.0, room)

@@ -1,4 +1,4 @@
-"""Shared planning of the transforms that edit numbers on evidence pages.
+"""Shared planning of the transforms that edit numbers and tables on evidence pages.
 
 Both number transforms read each evidence page's words once (text layer, else OCR),
 find its numbers, pick which to edit (the gold answer's printed numbers always first,
@@ -16,6 +16,8 @@ import pymupdf
 
 from ..model import Plan, Region, TokenEdit
 from ..qc.leak import answer_numbers, prints_answer
+from ..textregions.pages import PageWords
+from ..textregions.tables import Table, find_tables
 from ..textregions.words import Word
 from .base import EvidencePageTransform, NotApplicable, TransformContext
 from .functional.page_numbers import PageNumber, page_numbers, words_near_numbers
@@ -31,8 +33,8 @@ def rounded(box: tuple[float, ...] | list[float]) -> tuple[float, float, float, 
 class NumericPageTransform(EvidencePageTransform):
     """An evidence-page transform whose edits are numbers and a few words around them."""
 
-    #: Which numbers a transform may edit (see :meth:`editable`).
     def editable(self, number: PageNumber, ctx: TransformContext) -> bool:
+        """Whether this transform may edit ``number`` (all numbers by default)."""
         return True
 
     def gold_numbers(self, ctx: TransformContext) -> list[Decimal]:
@@ -41,15 +43,34 @@ class NumericPageTransform(EvidencePageTransform):
             lambda: answer_numbers(ctx.sample.answer, ctx.sample.answer_format),
         )
 
+    def unread(self, page_words: PageWords, number: int, plan: Plan) -> bool:
+        """Note (and return True) when nothing could be read on the page."""
+        if page_words.source != "none":
+            return False
+        plan.notes.append(f"page {number}: no words read ({page_words.reason})")
+        plan.extra.setdefault("unread", []).append(f"page {number}: {page_words.reason}")
+        return True
+
+    def read_tables(
+        self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
+    ) -> tuple[PageWords, list[Table]] | None:
+        """The page's words and tables, found once per sample; None when unreadable."""
+        words = self.page_words(page, number, ctx)
+        if self.unread(words, number, plan):
+            return None
+        source_page = page if words.source == "text_layer" else None
+        tables = ctx.inputs.derived(
+            ("tables", number), lambda: find_tables(words.words, source_page)
+        )
+        return words, tables
+
     def read_page(
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
     ) -> tuple[str, list[PageNumber], list[Word]] | None:
         """The page's word source, its editable numbers and all its words; None (with a
         note) when nothing can be read on it."""
         words = self.page_words(page, number, ctx)
-        if words.source == "none":
-            plan.notes.append(f"page {number}: no words read ({words.reason})")
-            plan.extra.setdefault("unread", []).append(f"page {number}: {words.reason}")
+        if self.unread(words, number, plan):
             return None
         found = ctx.inputs.derived(("page_numbers", number), lambda: page_numbers(page, words))
         return words.source, [n for n in found if self.editable(n, ctx)], words.words
@@ -85,7 +106,9 @@ class NumericPageTransform(EvidencePageTransform):
         return [near[i] for i in order]
 
     @staticmethod
-    def record_erase(plan: Plan, number: int, source: str, box, text: str, role: str) -> None:
+    def record_erase(
+        plan: Plan, number: int, source: str, box: tuple[float, ...], text: str, role: str
+    ) -> None:
         plan.edits.regions.append(
             Region(
                 bbox=rounded(box), kind="erase", page=number, unit="pt", detector=source, role=role

@@ -6,7 +6,7 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...qc.leak import prints_answer
-from ...textregions.tables import Table, TableCell, find_tables
+from ...textregions.tables import Table, TableCell
 from ..base import TransformContext
 from ..functional.numbers import find_numbers
 from ..functional.text_edits import TextEdit
@@ -68,15 +68,10 @@ class ColumnMergeAmbiguity(NumericPageTransform):
     def plan_page(
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
     ) -> float:
-        words = self.page_words(page, number, ctx)
-        if words.source == "none":
-            plan.notes.append(f"page {number}: no words read ({words.reason})")
-            plan.extra.setdefault("unread", []).append(f"page {number}: {words.reason}")
+        read = self.read_tables(page, number, plan, ctx)
+        if read is None:
             return 0.0
-        tables = ctx.inputs.derived(
-            ("tables", number),
-            lambda: find_tables(words.words, page if words.source == "text_layer" else None),
-        )
+        words, tables = read
         picked = self._pick(tables, ctx)
         if picked is None:
             plan.notes.append(

@@ -11,8 +11,8 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...qc.leak import prints_answer, would_print
-from ...textregions.tables import Table, find_tables
-from ..base import NotApplicable, TransformContext
+from ...textregions.tables import Table
+from ..base import TransformContext
 from ..functional.number_rewrite import wrong_quantity
 from ..functional.numbers import find_numbers
 from ..functional.pdf_edit import normalise_rotation
@@ -110,15 +110,10 @@ class CounterfactualDistractorRows(NumericPageTransform):
     def plan_page(
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
     ) -> float:
-        words = self.page_words(page, number, ctx)
-        if words.source == "none":
-            plan.notes.append(f"page {number}: no words read ({words.reason})")
-            plan.extra.setdefault("unread", []).append(f"page {number}: {words.reason}")
+        read = self.read_tables(page, number, plan, ctx)
+        if read is None:
             return 0.0
-        tables = ctx.inputs.derived(
-            ("tables", number),
-            lambda: find_tables(words.words, page if words.source == "text_layer" else None),
-        )
+        words, tables = read
         for table in tables:
             row = self._template(table, ctx)
             if row is None:
@@ -227,15 +222,6 @@ class CounterfactualDistractorRows(NumericPageTransform):
             f" false row under row {row + 1} ({table.row_label(row)!r}); rows below {how}"
         )
         plan.extra.setdefault("inserts", {})[number] = (source, insert)
-
-    def plan(self, ctx: TransformContext) -> Plan:
-        plan = super(NumericPageTransform, self).plan(ctx)
-        if not plan.extra.get("inserts"):
-            unread = plan.extra.get("unread")
-            if unread:
-                raise NotApplicable("no words could be read: " + "; ".join(unread))
-            raise NotApplicable(self.nothing_to_edit)
-        return plan
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
         for number, (source, insert) in sorted(plan.extra["inserts"].items()):

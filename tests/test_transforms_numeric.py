@@ -397,3 +397,24 @@ def test_no_table_no_false_row() -> None:
             SampleInputs(sample),
             0,
         )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [*NUMERIC, "column_merge_ambiguity", "counterfactual_distractor_rows"],
+)
+def test_an_image_only_page_without_ocr_is_not_applicable_and_says_why(
+    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from abstain_build.textregions import ocr
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no tesseract command here
+    monkeypatch.setenv(ocr.BACKEND_ENV, "cli")
+    ocr.reset_ocr_backend()
+    try:
+        sample = fixture_sample("ACME_2021_10K-aea0bc6a")  # page 6 is a scan
+        with pytest.raises(NotApplicable, match=r"no words could be read.*tesseract-ocr"):
+            run_transform(get_registry().get(name)(), sample, SampleInputs(sample), 0)
+    finally:
+        monkeypatch.undo()
+        ocr.reset_ocr_backend()

@@ -124,7 +124,7 @@ class NumericPageTransform(EvidencePageTransform):
             unread = plan.extra.get("unread")
             if unread:
                 raise NotApplicable("no words could be read: " + "; ".join(unread))
-            raise NotApplicable(self.nothing_to_edit)
+            raise NotApplicable(f"{self.nothing_to_edit} ({'; '.join(plan.notes)})")
         return plan
 
     nothing_to_edit = "no numbers on the evidence pages"

@@ -159,6 +159,31 @@ class Edits:
 
 
 @dataclass
+class GateScore:
+    """One validation gate's verdict on a question rewrite."""
+
+    name: str  # "length", "semantic", "grammar"
+    passed: bool
+    score: float | None
+    detail: str
+
+
+@dataclass
+class RewriteInfo:
+    """How a question rewrite was made: empty for transforms that do not rewrite.
+
+    ``generator``: "offline/<bank version>" or "llm:<model>"; ``template``: the offline
+    template id, or the prompt id and version; ``attempts``: candidates tried before one
+    passed; ``gates``: the passing candidate's gate scores.
+    """
+
+    generator: str = ""
+    template: str = ""
+    attempts: int = 0
+    gates: list[GateScore] = field(default_factory=list)
+
+
+@dataclass
 class Plan:
     """Everything a transform decided before touching any pixel: recorded, then applied."""
 
@@ -169,6 +194,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)  # human-readable decisions
     mode: str = "rule"  # "rule" (deterministic kernel), "template", "llm"
     extra: dict[str, Any] = field(default_factory=dict)  # transform-private, not recorded
+    rewrite: RewriteInfo = field(default_factory=RewriteInfo)
 
 
 @dataclass
@@ -186,6 +212,7 @@ class PerturbationRecord:
     edits: Edits
     intensity: float
     notes: list[str]
+    rewrite: RewriteInfo = field(default_factory=RewriteInfo)
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

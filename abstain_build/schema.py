@@ -67,6 +67,12 @@ RECORD: dict[str, Any] = {
         },
         "intensity": "float64",
         "notes": ["string"],
+        "rewrite": {
+            "generator": "string",
+            "template": "string",
+            "attempts": "int64",
+            "gates": [{"name": "string", "passed": "bool", "score": "float64", "detail": "string"}],
+        },
     },
     "routing": {"mode": "string", "candidates": ["string"], "score": "float64", "reason": "string"},
     "qc": {

@@ -65,6 +65,7 @@ def run_transform(
         edits=plan.edits,
         intensity=plan.intensity,
         notes=plan.notes,
+        rewrite=plan.rewrite,
     )
     output = TransformOutput(question=sample.question, record=record, plan=plan)
     limits = inputs.limits

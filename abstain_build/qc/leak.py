@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -24,6 +23,7 @@ from decimal import Decimal, InvalidOperation
 import numpy as np
 from PIL import Image
 
+from ..transforms.functional.number_rewrite import printed_digits
 from ..transforms.functional.numbers import NumericToken, find_numbers, follows_reference_word
 
 #: Powers of ten a printed number may differ from the answer by: scale words are already
@@ -81,17 +81,14 @@ def answer_items(answer: str, answer_format: str | None) -> list[str]:
     return [text] if text else []
 
 
-_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
-
-
 def _magnitude(token: NumericToken) -> Decimal | None:
     """The size a token prints, scale word applied, exactly (no float rounding)."""
     if token.value is None:
         return None
-    digits = _DIGITS.search(token.text)
+    digits = printed_digits(token)
     if digits is None:
         return None
-    return Decimal(digits.group().replace(",", "")) * Decimal(int(token.multiplier))
+    return Decimal(digits.replace(",", "")) * Decimal(int(token.multiplier))
 
 
 def _as_decimal(item: str) -> Decimal | None:

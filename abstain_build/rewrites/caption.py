@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..qc.leak import answer_items
-from ..transforms.functional.number_rewrite import wrong_quantity
+from ..transforms.functional.number_rewrite import wrong_quantity, wrong_year
 from ..transforms.functional.numbers import find_numbers
 from .offline import Candidate
 
@@ -43,12 +43,7 @@ def _wrong_number(item: str, rng: np.random.Generator) -> str | None:
     if len(tokens) != 1:
         return None
     token = tokens[0]
-    if token.kind == "year":
-        from ..transforms.functional.number_rewrite import wrong_year
-
-        rewrite = wrong_year(token, rng)
-    else:
-        rewrite = wrong_quantity(token, rng)
+    rewrite = wrong_year(token, rng) if token.kind == "year" else wrong_quantity(token, rng)
     if rewrite is None:
         return None
     return item[: token.start] + rewrite.text + item[token.end :]

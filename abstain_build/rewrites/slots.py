@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 
 from ..transforms.functional.numbers import NumericToken, find_numbers
+from .grammar import PLACEHOLDER
+from .sentences import split_sentences
 
-PLACEHOLDER = re.compile(r"<image\s*(\d+)>")
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z<(\"'])")
 #: Noun phrases that name nothing a rewrite could point at.
 _VAGUE_HEADS = frozenset(
     [
@@ -93,11 +93,6 @@ class QuestionParts:
     def topic(self, index: int = 0) -> Phrase | None:
         """The ``index``-th most salient noun phrase (those of the asking sentence first)."""
         return self.phrases[index] if index < len(self.phrases) else None
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences by end punctuation; placeholders and decimals stay whole."""
-    return [part.strip() for part in _SENTENCE_END.split(text.strip()) if part.strip()]
 
 
 def _protect(text: str) -> str:

@@ -68,12 +68,16 @@ class NumericPageTransform(EvidencePageTransform):
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
     ) -> tuple[str, list[PageNumber], list[Word]] | None:
         """The page's word source, its editable numbers and all its words; None (with a
-        note) when nothing can be read on it."""
+        note) when nothing can be read on it or it has nothing to edit."""
         words = self.page_words(page, number, ctx)
         if self.unread(words, number, plan):
             return None
         found = ctx.inputs.derived(("page_numbers", number), lambda: page_numbers(page, words))
-        return words.source, [n for n in found if self.editable(n, ctx)], words.words
+        numbers = [n for n in found if self.editable(n, ctx)]
+        if not numbers:
+            plan.notes.append(f"page {number}: {self.no_numbers_note} ({words.source})")
+            return None
+        return words.source, numbers, words.words
 
     def choose(
         self,
@@ -128,6 +132,8 @@ class NumericPageTransform(EvidencePageTransform):
         return plan
 
     nothing_to_edit = "no numbers on the evidence pages"
+    #: The page note when a page has none of the numbers this transform edits.
+    no_numbers_note = "no numbers"
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
         for number, (source, edits) in sorted(plan.extra["page_edits"].items()):

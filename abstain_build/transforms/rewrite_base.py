@@ -10,6 +10,7 @@ a failed gate is never a silent pass.
 
 from __future__ import annotations
 
+import abc
 import difflib
 from collections import Counter
 from typing import Any, ClassVar
@@ -39,9 +40,9 @@ class RewriteTransform(QuestionTransform):
         "attempts": Param(8, "candidates tried before the transform gives up", low=1, high=50),
     }
 
+    @abc.abstractmethod
     def candidates(self, ctx: TransformContext) -> list[Candidate]:
-        """Rewrites to try, best first. Subclasses: the offline generator of the transform."""
-        raise NotImplementedError
+        """Rewrites to try, best first (a subclass: its transform's offline generator)."""
 
     def check(self, sample) -> str | None:  # type: ignore[override]
         if not sample.question.strip():

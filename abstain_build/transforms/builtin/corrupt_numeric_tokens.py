@@ -70,6 +70,7 @@ class CorruptNumericTokens(NumericPageTransform):
         " relative change of the replaced values (capped at 1)."
     )
     nothing_to_edit = "no values to corrupt on the evidence pages (no amounts or percents)"
+    no_numbers_note = "no values to corrupt"
 
     def __init__(self, **overrides: object) -> None:
         super().__init__(**overrides)
@@ -110,9 +111,6 @@ class CorruptNumericTokens(NumericPageTransform):
         if read is None:
             return 0.0
         source, numbers, words = read
-        if not numbers:
-            plan.notes.append(f"page {number}: no values to corrupt ({source})")
-            return 0.0
         chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx)
         edits: list[TextEdit] = []
         changes: list[float] = []

@@ -44,9 +44,6 @@ class RemoveNumericTokens(NumericPageTransform):
         if read is None:
             return 0.0
         source, numbers, words = read
-        if not numbers:
-            plan.notes.append(f"page {number}: no numbers ({source})")
-            return 0.0
         chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx)
         others = self.choose_words(words, numbers, self.config["word_ratio"], ctx)
         edits = [TextEdit(rect=n.rect) for n in chosen] + [TextEdit(rect=w.bbox) for w in others]

@@ -24,7 +24,6 @@ import numpy as np
 import pymupdf
 from PIL import Image
 
-from ...media.images import encode_png
 from .erase import page_fills, ring_colour
 from .pdf_edit import WHITE, normalise_rotation, redact_rects, render_region
 from .text_edits import (
@@ -38,6 +37,8 @@ from .text_edits import (
     insert_text_edit,
     match_font,
     page_spans,
+    pixel_box,
+    put_pixels_back,
     style_of_spans,
 )
 
@@ -131,16 +132,9 @@ def insert_row_pixels(page: pymupdf.Page, insert: RowInsert, dpi: float = 200) -
     normalise_rotation(page)
     rgb, _ = render_region(page, page.rect, dpi)
     original = rgb.copy()
-    sx = rgb.shape[1] / page.rect.width
-    sy = rgb.shape[0] / page.rect.height
 
     def px(box: Sequence[float]) -> tuple[int, int, int, int]:
-        return (
-            max(0, int(np.floor((box[0] - page.rect.x0) * sx))),
-            max(0, int(np.floor((box[1] - page.rect.y0) * sy))),
-            min(rgb.shape[1], int(np.ceil((box[2] - page.rect.x0) * sx))),
-            min(rgb.shape[0], int(np.ceil((box[3] - page.rect.y0) * sy))),
-        )
+        return pixel_box(box, page, rgb.shape)
 
     bx0, by0, bx1, by1 = px(insert.block)
     _, ty0, _, ty1 = px(insert.target)
@@ -185,16 +179,7 @@ def insert_row_pixels(page: pymupdf.Page, insert: RowInsert, dpi: float = 200) -
         )
         drawn.append({"text": cell.text, "font": fontname, "size_px": size, "ink_px": list(inked)})
     band = (bx0, by0, bx1, max(ty1, by1))
-    rect = (
-        page.rect.x0 + band[0] / sx,
-        page.rect.y0 + band[1] / sy,
-        page.rect.x0 + band[2] / sx,
-        page.rect.y0 + band[3] / sy,
-    )
-    redact_rects(page, [rect], fill=WHITE)
-    page.insert_image(
-        rect, stream=encode_png(rgb[band[1] : band[3], band[0] : band[2]]), keep_proportion=False
-    )
+    put_pixels_back(page, rgb, [band])
     return {"band_px": list(band), "written": drawn}
 
 

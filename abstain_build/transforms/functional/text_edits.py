@@ -353,19 +353,11 @@ def edit_pixels(
     if not edits:
         return []
     rgb, _ = render_region(page, page.rect, dpi)
-    scale_x = rgb.shape[1] / page.rect.width
-    scale_y = rgb.shape[0] / page.rect.height
     original = rgb.copy()
     done: list[dict[str, object]] = []
     patches: list[tuple[int, int, int, int]] = []
     for edit in edits:
-        x0, y0, x1, y1 = edit.rect
-        box = (
-            max(0, int(np.floor((x0 - page.rect.x0) * scale_x))),
-            max(0, int(np.floor((y0 - page.rect.y0) * scale_y))),
-            min(rgb.shape[1], int(np.ceil((x1 - page.rect.x0) * scale_x))),
-            min(rgb.shape[0], int(np.ceil((y1 - page.rect.y0) * scale_y))),
-        )
+        box = pixel_box(edit.rect, page, rgb.shape)
         if box[2] <= box[0] or box[3] <= box[1]:
             continue
         pad = max(1, round(_PAD_SHARE * (box[3] - box[1])))
@@ -378,15 +370,13 @@ def edit_pixels(
         background = ring_colour(original, padded, max(2, pad))
         entry: dict[str, object] = {"box_px": list(padded), "fill": [int(v) for v in background]}
         if edit.text:
-            style_box = (
-                _pixel_box(edit.style_rect, page, scale_x, scale_y) if edit.style_rect else box
-            )
+            style_box = pixel_box(edit.style_rect, page, rgb.shape) if edit.style_rect else box
             paper = ring_colour(original, style_box, 2)
             colour = ink_colour(original, style_box, paper)
             like = edit.like or edit.text
             samples = [(like, ink_mask(original, style_box, paper, colour))]
             for text, rect in edit.context[:8]:
-                word_box = _pixel_box(rect, page, scale_x, scale_y)
+                word_box = pixel_box(rect, page, rgb.shape)
                 samples.append((text, ink_mask(original, word_box, paper, colour)))
             fontname = match_font(samples)
             size = fit_size(like, fontname, style_box[3] - style_box[1])
@@ -411,6 +401,20 @@ def edit_pixels(
             )
         patches.append(padded)
         done.append(entry)
+    put_pixels_back(page, rgb, patches)
+    return done
+
+
+def put_pixels_back(page: pymupdf.Page, rgb: np.ndarray, patches: Sequence[Sequence[int]]) -> None:
+    """Make the pixel boxes ``patches`` of ``rgb`` (a render of the whole page) what the
+    page shows there: redact under them, then place each as an opaque image.
+
+    One redaction pass for all patches (each pass re-parses the page). It is inset a
+    little: it blanks whole pixels of the page's own image, which would show as a white
+    hairline around a patch of exactly the same size.
+    """
+    scale_x = rgb.shape[1] / page.rect.width
+    scale_y = rgb.shape[0] / page.rect.height
     rects = [
         (
             page.rect.x0 + x0 / scale_x,
@@ -420,13 +424,9 @@ def edit_pixels(
         )
         for x0, y0, x1, y1 in patches
     ]
-    # One redaction pass for all patches (each pass re-parses the page), then the pixels.
-    # The redaction is inset a little: it blanks whole pixels of the page's own image,
-    # which would show as a white hairline around a patch of exactly the same size.
     redact_rects(page, [_shrunk(rect, 0.75) for rect in rects], fill=WHITE)
     for rect, (x0, y0, x1, y1) in zip(rects, patches, strict=True):
         page.insert_image(rect, stream=encode_png(rgb[y0:y1, x0:x1]), keep_proportion=False)
-    return done
 
 
 def rule_rows(rgb: np.ndarray, box: Sequence[int], background: np.ndarray) -> np.ndarray:
@@ -447,14 +447,18 @@ def rule_rows(rgb: np.ndarray, box: Sequence[int], background: np.ndarray) -> np
     return inside & (before | after)
 
 
-def _pixel_box(
-    rect: Sequence[float], page: pymupdf.Page, scale_x: float, scale_y: float
+def pixel_box(
+    rect: Sequence[float], page: pymupdf.Page, shape: Sequence[int]
 ) -> tuple[int, int, int, int]:
+    """``rect`` (page points) as a pixel box of a whole-page render of ``shape``, rounded
+    outwards and clipped to the render."""
+    scale_x = shape[1] / page.rect.width
+    scale_y = shape[0] / page.rect.height
     return (
-        int((rect[0] - page.rect.x0) * scale_x),
-        int((rect[1] - page.rect.y0) * scale_y),
-        int(np.ceil((rect[2] - page.rect.x0) * scale_x)),
-        int(np.ceil((rect[3] - page.rect.y0) * scale_y)),
+        max(0, int(np.floor((rect[0] - page.rect.x0) * scale_x))),
+        max(0, int(np.floor((rect[1] - page.rect.y0) * scale_y))),
+        min(shape[1], int(np.ceil((rect[2] - page.rect.x0) * scale_x))),
+        min(shape[0], int(np.ceil((rect[3] - page.rect.y0) * scale_y))),
     )
 
 

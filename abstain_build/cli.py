@@ -32,7 +32,7 @@ from rich.text import Text
 
 from . import __version__
 from .config import BuildConfig, read_config_file, resolve_config
-from .errors import ConfigError
+from .errors import ConfigError, RunStopped
 from .loaders import FORMATS, open_source
 from .model import SampleProblem
 
@@ -63,6 +63,17 @@ ParamOption = Annotated[
         "--param",
         help="Override a transform parameter: NAME.KEY=VALUE (repeatable).",
         metavar="NAME.KEY=VALUE",
+    ),
+]
+LlmOption = Annotated[
+    str | None,
+    typer.Option(
+        "--llm",
+        envvar="ABSTAIN_BUILD_LLM",
+        help="Model for the question rewrites: openai:MODEL\\[@BASE_URL] or"
+        " anthropic:MODEL\\[@BASE_URL]; keys from OPENAI_API_KEY / ANTHROPIC_API_KEY."
+        " Default: offline templates.",
+        metavar="SPEC",
     ),
 ]
 TransformsOption = Annotated[
@@ -165,6 +176,14 @@ def transform(
     ] = False,
     param: ParamOption = None,
     plugin: PluginOption = None,
+    llm: LlmOption = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(help="Model calls in flight at once, over all workers (default 4)."),
+    ] = None,
+    model_timeout: Annotated[
+        float | None, typer.Option(help="Seconds per model call attempt (default 120).")
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N source records.")] = None,
     max_pixels: Annotated[
         int | None, typer.Option(help="Refuse images/pages above this many pixels (default 64M).")
@@ -197,6 +216,9 @@ def transform(
         "routing": "none" if no_routing else None,
         "transform_params": _parse_params(param),
         "plugins": _plugins(plugin),
+        "llm": llm,
+        "model_concurrency": concurrency,
+        "model_timeout": model_timeout,
         "limit": limit,
         "max_pixels": max_pixels,
         "dpi": dpi,
@@ -219,6 +241,8 @@ def transform(
             result = build(resolved, progress=report)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    except RunStopped as exc:
+        raise _fail(f"stopped: {exc}") from None
     except KeyboardInterrupt:
         err.print("interrupted: re-run the same command to resume")
         raise typer.Exit(130) from None
@@ -274,6 +298,7 @@ def preview(
     format: FormatOption = None,
     param: ParamOption = None,
     plugin: PluginOption = None,
+    llm: LlmOption = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
 ) -> None:
     """Apply every applicable transform (or those named) to one sample and show the results."""
@@ -290,6 +315,7 @@ def preview(
             params=_parse_params(param),
             plugins=_plugins(plugin) or [],
             format=format,
+            llm=llm,
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None

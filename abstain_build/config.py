@@ -15,7 +15,7 @@ from .media.pdf import DEFAULT_DPI
 ROUTING_MODES = ("none",)
 
 #: Settings that do not change what is written, so a resumed run may differ in them.
-NOT_FINGERPRINTED = frozenset({"out", "workers", "overwrite"})
+NOT_FINGERPRINTED = frozenset({"out", "workers", "overwrite", "model_concurrency", "model_timeout"})
 
 
 @dataclass
@@ -35,6 +35,11 @@ class BuildConfig:
     max_pixels: int = DEFAULT_MAX_PIXELS
     dpi: int = DEFAULT_DPI
     overwrite: bool = False
+    #: Rewrite model for the question transforms (``openai:MODEL[@URL]``,
+    #: ``anthropic:MODEL[@URL]``); None: offline templates.
+    llm: str | None = None
+    model_concurrency: int = 4  # model calls in flight at once, over all workers
+    model_timeout: float = 120.0  # seconds per HTTP attempt
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -50,6 +55,14 @@ class BuildConfig:
             raise ConfigError("dpi must be between 36 and 600")
         if self.max_pixels < 1_000_000:
             raise ConfigError("max_pixels must be at least 1,000,000")
+        if self.model_concurrency < 1:
+            raise ConfigError("model_concurrency must be at least 1")
+        if self.model_timeout <= 0:
+            raise ConfigError("model_timeout must be positive")
+        if self.llm is not None:
+            from .models.spec import parse_spec
+
+            self.llm = parse_spec(self.llm).label  # ConfigError for a malformed spec
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

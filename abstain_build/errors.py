@@ -21,3 +21,8 @@ class InputError(SampleError):
 
 class ConfigError(ValueError):
     """The run as configured cannot start; nothing was written."""
+
+
+class RunStopped(Exception):
+    """The run cannot go on (e.g. the model refuses the key); what was committed is kept,
+    and the same command resumes once the cause is fixed."""

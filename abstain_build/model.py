@@ -174,13 +174,26 @@ class RewriteInfo:
 
     ``generator``: "offline/<bank version>" or "llm:<model>"; ``template``: the offline
     template id, or the prompt id and version; ``attempts``: candidates tried before one
-    passed; ``gates``: the passing candidate's gate scores.
+    passed; ``gates``: the passing candidate's gate scores; ``model``: in LLM mode, the
+    requests made for this rewrite and their tokens.
     """
 
     generator: str = ""
     template: str = ""
     attempts: int = 0
     gates: list[GateScore] = field(default_factory=list)
+    model: ModelUsage | None = None
+
+
+@dataclass
+class ModelUsage:
+    """What one rewrite took from the model (LLM mode): the same whether the replies were
+    fresh or cached, so a rebuild writes the same record; the manifest's ``models.usage``
+    says what a run actually sent."""
+
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
 
 
 @dataclass

@@ -72,6 +72,11 @@ RECORD: dict[str, Any] = {
             "template": "string",
             "attempts": "int64",
             "gates": [{"name": "string", "passed": "bool", "score": "float64", "detail": "string"}],
+            "model": {
+                "requests": "int64",
+                "input_tokens": "int64",
+                "output_tokens": "int64",
+            },
         },
     },
     "routing": {"mode": "string", "candidates": ["string"], "score": "float64", "reason": "string"},

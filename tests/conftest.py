@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ import numpy as np
 import pymupdf
 import pytest
 from PIL import Image
+
+from .model_server import ModelServer
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -90,3 +93,23 @@ def run_cli(
         cwd=cwd or ROOT,
         timeout=600,
     )
+
+
+@pytest.fixture
+def no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never send a developer's real key to the test server; tests set keys explicitly."""
+    for name in (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+        "ABSTAIN_BUILD_LLM",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def server() -> Iterator[ModelServer]:
+    """A real HTTP server on 127.0.0.1 speaking the OpenAI and Anthropic protocols."""
+    with ModelServer() as running:
+        yield running

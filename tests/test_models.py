@@ -11,7 +11,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -53,17 +52,7 @@ CANARY = "sk-test-CANARY-7f3a9c2e51d84b6aa0e1"
 PROVIDERS = ("openai", "anthropic")
 
 
-@pytest.fixture(autouse=True)
-def no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Never send a developer's real key to the test server; tests set keys explicitly."""
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def server() -> Iterator[ModelServer]:
-    with ModelServer() as running:
-        yield running
+pytestmark = pytest.mark.usefixtures("no_real_keys")
 
 
 def spec_for(server: ModelServer, provider: str) -> str:

@@ -113,3 +113,21 @@ def test_odd_questions_give_a_reason_or_a_valid_rewrite(question: str, tmp_path:
             continue
         assert placeholders(output.question) == placeholders(question)
         assert all(g.passed for g in output.record.rewrite.gates)
+
+
+def test_options_that_are_images_are_left_alone() -> None:
+    base = next(s for s in fixture_samples("mmmu") if len(s.images) >= 2)
+    question = "Which of the options shows the same trend as <image 1>?"
+    sample = replace(base, question=question, options=["<image 2>", "<image 1>", "Neither"])
+    rewritten = 0
+    for name in MMMU:
+        try:
+            output = run_transform(get_registry().get(name)(), sample, SampleInputs(sample), 3)
+        except NotApplicable as reason:
+            assert str(reason)
+            continue
+        rewritten += 1
+        assert placeholders(output.question) == placeholders(question)
+        assert "<image 2>" not in output.question  # an option is not pulled into the question
+        assert all(g.passed for g in output.record.rewrite.gates)
+    assert rewritten >= 4

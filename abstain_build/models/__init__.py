@@ -25,7 +25,7 @@ from .request import ModelRequest
 from .result import ModelResult
 from .retry import RetryPolicy
 from .spec import ModelSpec, parse_spec
-from .stats import ModelStats, merge_stats
+from .stats import ModelStats, merge_stats, stats_delta
 
 __all__ = [
     "ClientOptions",
@@ -43,4 +43,5 @@ __all__ = [
     "encode_for_model",
     "merge_stats",
     "parse_spec",
+    "stats_delta",
 ]

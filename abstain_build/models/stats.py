@@ -83,3 +83,16 @@ def merge_stats(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for into in merged.values():
         into["errors"] = dict(sorted(into["errors"].items()))
     return list(merged.values())
+
+
+def stats_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """What happened between two ``to_json()`` snapshots of the same model's stats."""
+    out: dict[str, Any] = {"model": after["model"]}
+    out.update({name: after[name] - before.get(name, 0) for name in _COUNTERS})
+    errors = {
+        kind: count - before.get("errors", {}).get(kind, 0)
+        for kind, count in after.get("errors", {}).items()
+    }
+    out["errors"] = {kind: count for kind, count in errors.items() if count}
+    out["call_seconds"] = round(after["call_seconds"] - before.get("call_seconds", 0.0), 3)
+    return out

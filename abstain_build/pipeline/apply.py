@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from ..transforms.base import (
     Transform,
     TransformContext,
 )
+
+if TYPE_CHECKING:
+    from ..models import ModelClient
 
 
 @dataclass
@@ -45,12 +48,22 @@ def run_transform(
     inputs: SampleInputs,
     run_seed: int,
     attempt: int = 0,
+    llm: ModelClient | None = None,
 ) -> TransformOutput:
-    """Plan and apply ``transform``; raises ``NotApplicable`` or any error of the transform."""
+    """Plan and apply ``transform``; raises ``NotApplicable`` or any error of the transform.
+
+    ``llm`` is the rewrite model (LLM mode); question transforms use their offline
+    generators without one.
+    """
     started = time.perf_counter()
     seed = derive_seed(run_seed, sample.id, transform.name, attempt)
     ctx = TransformContext(
-        sample=sample, inputs=inputs, rng=np.random.default_rng(seed), seed=seed, attempt=attempt
+        sample=sample,
+        inputs=inputs,
+        rng=np.random.default_rng(seed),
+        seed=seed,
+        attempt=attempt,
+        llm=llm,
     )
     plan = transform.plan(ctx)
     record = PerturbationRecord(

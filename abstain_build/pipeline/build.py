@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -15,6 +16,7 @@ from ..errors import ConfigError
 from ..loaders import Source, open_source
 from ..media.inputs import InputLimits
 from ..model import SampleProblem
+from ..models import ClientOptions, ModelClient, merge_stats
 from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
 from .assets import atomic_write
@@ -77,8 +79,27 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
         plugins=tuple(config.plugins),
         routing=config.routing,
         limits=InputLimits(max_pixels=config.max_pixels, dpi=config.dpi),
+        llm=config.llm,
+        model_options=model_options(config) if config.llm else None,
     )
+    if config.llm:
+        # Fails now, before anything is written, when the key is missing.
+        ModelClient(config.llm, dataclasses.replace(job.model_options, cache_path=None)).close()
     return job, described
+
+
+def model_options(config: BuildConfig) -> ClientOptions:
+    """The client settings each worker builds its model client from.
+
+    ``model_concurrency`` bounds the calls in flight over the whole run, so each of the
+    ``workers`` processes gets its share. Replies are cached in OUT/state/models.sqlite,
+    shared by the workers and by a resumed run.
+    """
+    return ClientOptions(
+        cache_path=Path(config.out).resolve() / "state" / "models.sqlite",
+        concurrency=max(1, config.model_concurrency // config.workers),
+        timeout=config.model_timeout,
+    )
 
 
 def _limited(source: Source, limit: int | None) -> Iterator[Any]:
@@ -116,20 +137,24 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
     processed = len(done_ids)
     if progress:
         progress(processed, total)
+    usage: list[dict[str, Any]] = []
     try:
         for outcome in ordered_outcomes(pending_items, job, config.workers):
             out.commit(outcome)
+            usage = merge_stats([*usage, *outcome.model_usage])
             processed += 1
             if progress:
                 progress(processed, total)
     except BaseException:
         out.close()
         manifest["status"] = "interrupted"
+        manifest["models"]["usage"] = usage
         _write_json(out.root / "manifest.json", manifest)
         raise
     out.close()
 
     counts = count_entries(out.entries())
+    manifest["models"]["usage"] = usage
     finish_manifest(
         manifest,
         counts,

@@ -84,6 +84,7 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
             else f"{config['routing']}."
         ),
         f"- Generation: {manifest['models']['mode']}.",
+        *_usage_lines(manifest["models"].get("usage") or []),
         "- Verification: structural checks only; no judge models were configured, so"
         ' unanswerable items carry `qc.status = "unverified"`.',
         "",
@@ -152,3 +153,14 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
         "",
     ]
     return "\n".join(lines)
+
+
+def _usage_lines(usage: list[dict[str, Any]]) -> list[str]:
+    """Model calls of this run, one line per model."""
+    return [
+        f"- Model calls ({item['model']}, this run): {item['requests']} requests,"
+        f" {item['calls']} sent, {item['cache_hits']} from the cache,"
+        f" {item['failures']} failed; {item['input_tokens']} input and"
+        f" {item['output_tokens']} output tokens."
+        for item in usage
+    ]

@@ -10,7 +10,8 @@ from .. import __version__
 from ..loaders import Source
 from .summary import BuildCounts
 
-OFFLINE_MODE = "offline: rule-based transforms, no LLM/VLM configured"
+OFFLINE_MODE = "offline: rule-based transforms and template rewrites, no LLM/VLM configured"
+LLM_MODE = "llm: question rewrites by {llm}; image and document transforms are rule-based"
 
 
 def _environment() -> dict[str, str]:
@@ -54,7 +55,13 @@ def start_manifest(
             "record_files_sha256": record_hashes,
             "records": total,
         },
-        "models": {"llm": None, "judges": [], "mode": OFFLINE_MODE},
+        "models": {
+            "llm": config.get("llm"),
+            "judges": [],
+            "mode": LLM_MODE.format(llm=config["llm"]) if config.get("llm") else OFFLINE_MODE,
+            # Calls made by this invocation (a resumed run counts only its own).
+            "usage": [],
+        },
         "transforms": transforms,
         "environment": _environment(),
     }

@@ -28,6 +28,8 @@ ERRORS_FILE = "errors.jsonl"
 JOURNAL_FILE = f"{STATE_DIR}/journal.jsonl"
 CONFIG_FILE = f"{STATE_DIR}/config.json"
 OUR_MARKERS = (STATE_DIR, "manifest.json", DATA_FILE)
+#: Files and folders of ``state/`` that --overwrite keeps (name prefixes).
+KEPT_CACHES = ("ocr", "models.sqlite")
 
 
 def dumps(record: dict[str, Any]) -> str:
@@ -78,7 +80,7 @@ class RunOutput:
                     "choose a new or empty --out folder"
                 )
             if overwrite:
-                shutil.rmtree(self.root)
+                self._clear()
             elif self.config_path.exists():
                 self._check_same_config(fingerprint)
         self.root.mkdir(parents=True, exist_ok=True)
@@ -90,6 +92,16 @@ class RunOutput:
         self._errors = self.errors_path.open("ab")
         self._journal = self.journal_path.open("ab")
         return entries
+
+    def _clear(self) -> None:
+        """Delete the previous build but keep its caches: their entries are keyed by content
+        (OCR by image hash, model replies by the full request), so a rebuild reuses them."""
+        for child in self.root.iterdir():
+            if child.name != STATE_DIR:
+                _remove(child)
+        for child in (self.root / STATE_DIR).iterdir():
+            if not child.name.startswith(KEPT_CACHES):
+                _remove(child)
 
     def _check_same_config(self, fingerprint: dict[str, Any]) -> None:
         stored = json.loads(self.config_path.read_text(encoding="utf-8"))
@@ -166,3 +178,10 @@ def journal_entry(outcome: SampleOutcome, data_end: int, errors_end: int) -> dic
         "data_end": data_end,
         "errors_end": errors_end,
     }
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink()

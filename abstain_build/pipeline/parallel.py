@@ -111,7 +111,13 @@ def ordered_outcomes(items: Iterable[Any], job: JobSpec, workers: int) -> Iterat
     """Outcomes in source order. One worker runs in this process (simplest to debug)."""
     if workers <= 1:
         processor = SampleProcessor(job)
-        for item in items:
-            yield outcome_for_problem(item) if isinstance(item, SampleProblem) else processor(item)
+        try:
+            for item in items:
+                if isinstance(item, SampleProblem):
+                    yield outcome_for_problem(item)
+                else:
+                    yield processor(item)
+        finally:
+            processor.close()
         return
     yield from OrderedPool(job, workers).run(items)

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import SampleError
+from ..errors import RunStopped, SampleError
 from ..media.inputs import InputLimits, SampleInputs
 from ..model import Sample, SampleProblem
+from ..models import ClientOptions, ModelClient, stats_delta
 from ..routing import select_transforms
 from ..textregions.ocr import configure_ocr_cache
 from ..transforms.base import NotApplicable, Transform
@@ -34,6 +35,9 @@ class JobSpec:
     plugins: tuple[str, ...] = ()
     routing: str = "none"
     limits: InputLimits = field(default_factory=InputLimits)
+    #: The rewrite model's spec (LLM mode) and how its client behaves; None: offline.
+    llm: str | None = None
+    model_options: ClientOptions | None = None
 
     def build_transforms(self) -> list[Transform]:
         registry = get_registry(self.plugins)
@@ -50,6 +54,8 @@ class SampleOutcome:
     skipped: str | None = None
     not_applicable: dict[str, str] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    #: Model calls made for this sample (``ModelStats`` deltas, one per model).
+    model_usage: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -76,8 +82,28 @@ class SampleProcessor:
         self.assets = AssetStore(Path(job.out_dir))
         # Workers of one run, and a resumed run, share OCR results: no page is read twice.
         configure_ocr_cache(Path(job.out_dir) / "state" / "ocr")
+        self.llm = ModelClient(job.llm, job.model_options) if job.llm else None
 
     def __call__(self, sample: Sample) -> SampleOutcome:
+        if self.llm is None:
+            return self._process(sample)
+        before = self.llm.stats.to_json()
+        outcome = self._process(sample)
+        if self.llm.fatal_error:
+            # Every later request would fail the same way: stop rather than write an error
+            # record per sample. This sample is not committed, so a re-run redoes it.
+            raise RunStopped(
+                f"{self.llm.label} cannot be used: {self.llm.fatal_error}."
+                " Fix the model settings and re-run the same command to resume."
+            )
+        outcome.model_usage.append(stats_delta(before, self.llm.stats.to_json()))
+        return outcome
+
+    def close(self) -> None:
+        if self.llm is not None:
+            self.llm.close()
+
+    def _process(self, sample: Sample) -> SampleOutcome:
         outcome = SampleOutcome(sample_id=sample.id)
         inputs = SampleInputs(sample, self.job.limits)
         try:
@@ -99,7 +125,7 @@ class SampleProcessor:
         outcome.not_applicable.update(selection.not_applicable)
         for transform in selection.candidates:
             try:
-                output = run_transform(transform, sample, inputs, self.job.seed)
+                output = run_transform(transform, sample, inputs, self.job.seed, llm=self.llm)
             except NotApplicable as reason:
                 outcome.not_applicable[transform.name] = str(reason)
                 continue

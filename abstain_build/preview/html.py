@@ -112,6 +112,29 @@ def _edits(record: dict[str, Any]) -> str:
     return "<ul class='compact'>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
 
 
+def _rewrite(record: dict) -> list[str]:
+    """How a question rewrite was made: generator, template or prompt, gate scores."""
+    info = record.get("rewrite") or {}
+    if not info.get("generator"):
+        return []
+    lines = [
+        f"generator {escape(info['generator'])} · {escape(info['template'])}"
+        f" · attempt {info['attempts']}"
+    ]
+    for gate in info["gates"]:
+        score = "" if gate["score"] is None else f" {gate['score']:.3f}"
+        mark = "✔" if gate["passed"] else "✘"
+        lines.append(f"{mark} {escape(gate['name'])}{score} {escape(gate['detail'])}")
+    usage = info.get("model")
+    if usage:
+        lines.append(
+            f"model: {usage['requests']} request(s),"
+            f" {usage['input_tokens']} + {usage['output_tokens']} tokens"
+        )
+    items = "".join(f"<li>{line}</li>" for line in lines)
+    return ["<h3>Rewrite and gates</h3>", f"<ul class='compact'>{items}</ul>"]
+
+
 def _card(item: PreviewItem, original_paths: list[str], sample: Sample) -> str:
     transform = item.transform
     badge = f"<span class='badge {item.status}'>{item.status.replace('_', ' ')}</span>"
@@ -133,6 +156,7 @@ def _card(item: PreviewItem, original_paths: list[str], sample: Sample) -> str:
         _kv_table(record["params"]),
         "<h3>What was edited</h3>",
         _edits(record),
+        *_rewrite(record),
         "<h3>Structural checks</h3>",
         "<ul class='compact'>"
         + "".join(

@@ -12,6 +12,7 @@ from ..errors import ConfigError, SampleError
 from ..loaders import open_source
 from ..media.inputs import InputLimits, SampleInputs
 from ..model import Sample, SampleProblem
+from ..models import ClientOptions, ModelClient
 from ..pipeline.apply import TransformOutput, run_transform
 from ..pipeline.assets import AssetStore, atomic_write
 from ..routing import select_transforms
@@ -88,10 +89,16 @@ def _prepare_folder(out_dir: Path) -> Path:
     return out_dir
 
 
-def _run_one(transform: Transform, sample: Sample, inputs: SampleInputs, seed: int) -> PreviewItem:
+def _run_one(
+    transform: Transform,
+    sample: Sample,
+    inputs: SampleInputs,
+    seed: int,
+    llm: ModelClient | None = None,
+) -> PreviewItem:
     item = PreviewItem(transform=transform, status="ok")
     try:
-        item.output = run_transform(transform, sample, inputs, seed)
+        item.output = run_transform(transform, sample, inputs, seed, llm=llm)
     except NotApplicable as reason:
         item.status, item.reason = "not_applicable", str(reason)
     except SampleError as error:
@@ -138,11 +145,21 @@ def preview(
     plugins: list[str] | None = None,
     format: str | None = None,
     limits: InputLimits | None = None,
+    llm: str | None = None,
 ) -> PreviewResult:
-    """Write ``index.html`` and ``contact_sheet.png`` for one sample into ``out``."""
+    """Write ``index.html`` and ``contact_sheet.png`` for one sample into ``out``.
+
+    ``llm``: a model spec for the question rewrites (LLM mode); replies are cached in
+    ``out/cache/models.sqlite``, so previewing again costs no calls.
+    """
     sample = find_sample(source, sample_id, format)
     chosen = _transforms(transforms, params or {}, plugins or [], sample.axis)
     out_dir = _prepare_folder(Path(out))
+    client = (
+        ModelClient(llm, ClientOptions(cache_path=out_dir / "cache" / "models.sqlite"))
+        if llm
+        else None
+    )
     store = AssetStore(out_dir)
     inputs = SampleInputs(sample, limits or InputLimits())
     try:
@@ -172,12 +189,14 @@ def preview(
             if t.name in selection.not_applicable
         ]
         for transform in selection.candidates:
-            item = _run_one(transform, sample, inputs, seed)
+            item = _run_one(transform, sample, inputs, seed, client)
             if item.output is not None:
                 _write_item(item, store, names, originals, original_paths, pages, inputs.limits.dpi)
             items.append(item)
     finally:
         inputs.close()
+        if client is not None:
+            client.close()
     order = {t.name: i for i, t in enumerate(chosen)}
     items.sort(key=lambda it: (it.status != "ok", order[it.transform.name]))
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import pymupdf
 
     from ..media.inputs import SampleInputs
+    from ..models import ModelClient
 
 
 class NotApplicable(Exception):
@@ -44,6 +45,8 @@ class TransformContext:
     rng: np.random.Generator
     seed: int
     attempt: int = 0
+    #: The run's rewrite model (a ``models.ModelClient``), or None in offline mode.
+    llm: ModelClient | None = None
 
 
 class Transform(abc.ABC):

@@ -15,7 +15,7 @@ import difflib
 from collections import Counter
 from typing import Any, ClassVar
 
-from ..model import GateScore, Plan, RewriteInfo, TokenEdit
+from ..model import GateScore, ModelUsage, Plan, RewriteInfo, TokenEdit
 from ..rewrites.offline import Candidate
 from ..rewrites.slots import QuestionParts, parse_question
 from .base import NotApplicable, QuestionTransform, TransformContext
@@ -34,15 +34,27 @@ def question_parts(ctx: TransformContext) -> QuestionParts:
 
 
 class RewriteTransform(QuestionTransform):
-    """A question transform whose output must pass the rewrite gates."""
+    """A question transform whose output must pass the rewrite gates.
+
+    Offline (no model configured) the candidates are :meth:`candidates`; with a model in
+    ``ctx.llm`` they come from the transform's prompt (:mod:`..rewrites.prompts`), in up
+    to ``llm_calls`` requests, each retry told which candidates failed which gate.
+    """
 
     params: ClassVar[dict[str, Param]] = {
         "attempts": Param(8, "candidates tried before the transform gives up", low=1, high=50),
+        "llm_calls": Param(
+            2, "LLM mode: requests for candidates before the transform gives up", low=1, high=5
+        ),
     }
 
     @abc.abstractmethod
     def candidates(self, ctx: TransformContext) -> list[Candidate]:
         """Rewrites to try, best first (a subclass: its transform's offline generator)."""
+
+    def model_inputs(self, ctx: TransformContext) -> tuple[list[bytes], str]:
+        """What the model sees besides the question: images, and evidence text (documents)."""
+        return ctx.inputs.image_bytes() if ctx.sample.images else [], ""
 
     def check(self, sample) -> str | None:  # type: ignore[override]
         if not sample.question.strip():
@@ -50,44 +62,72 @@ class RewriteTransform(QuestionTransform):
         return super().check(sample)
 
     def plan(self, ctx: TransformContext) -> Plan:
-        from ..rewrites.gates import run_gates
-
-        original = ctx.sample.question
-        if not original.strip():
+        if not ctx.sample.question.strip():
             raise NotApplicable("the question is empty")
+        if ctx.llm is not None:
+            return self._plan_with_model(ctx)
         candidates = self.candidates(ctx)
         if not candidates:
             raise NotApplicable(self.no_candidate_reason(ctx))
-        failures: Counter[str] = Counter()
-        tried = 0
-        for candidate in candidates[: self.config["attempts"]]:
-            tried += 1
-            results = run_gates(original, candidate.text, appended=candidate.appended)
-            failed = [r for r in results if not r.passed]
-            if failed:
-                failures.update(f"{r.name}: {r.detail}" for r in failed[:1])
-                continue
-            return self._plan(ctx, candidate, results, tried, failures)
-        common = "; ".join(f"{reason} (x{n})" for reason, n in failures.most_common(3))
-        raise NotApplicable(f"no rewrite passed the gates in {tried} attempts: {common}")
+        trial = _Trial(ctx.sample.question, self.config["attempts"])
+        for candidate in candidates:
+            if trial.exhausted:
+                break
+            if trial.passes(candidate):
+                return self._plan(ctx, trial, OFFLINE_VERSION, "template")
+        raise NotApplicable(trial.failure())
+
+    def _plan_with_model(self, ctx: TransformContext) -> Plan:
+        from ..rewrites.llm import RejectedCandidate, build_request, reply_parser
+        from ..rewrites.prompts import PROMPTS
+
+        prompt = PROMPTS.get(self.name)
+        if prompt is None:
+            raise NotApplicable(f"{self.name} has no LLM prompt; run it without --llm")
+        sample = ctx.sample
+        images, evidence_text = self.model_inputs(ctx)
+        trial = _Trial(sample.question, self.config["attempts"])
+        usage = ModelUsage()
+        rejected: list[RejectedCandidate] = []
+        for _ in range(self.config["llm_calls"]):
+            request = build_request(
+                prompt,
+                sample.question,
+                sample.options,
+                images=images,
+                answer=sample.answer,
+                evidence_text=evidence_text,
+                rejected=rejected,
+            )
+            result = ctx.llm.ask(request, reply_parser(prompt))
+            usage.requests += 1
+            usage.input_tokens += result.input_tokens
+            usage.output_tokens += result.output_tokens
+            texts = result.unwrap()  # a ModelError is this sample's error record
+            for text in texts:
+                if trial.exhausted:
+                    break
+                candidate = _model_candidate(sample.question, text, prompt.shape, prompt.id)
+                if trial.passes(candidate):
+                    plan = self._plan(ctx, trial, f"llm:{ctx.llm.label}", "llm")
+                    plan.rewrite.model = usage
+                    return plan
+                rejected.append(RejectedCandidate(text, trial.last_reason))
+            if trial.exhausted:
+                break
+        raise NotApplicable(f"{ctx.llm.label}: {trial.failure()}")
 
     def no_candidate_reason(self, ctx: TransformContext) -> str:
         return "no template fits this question (no noun phrase or pattern to work with)"
 
-    def _plan(
-        self,
-        ctx: TransformContext,
-        candidate: Candidate,
-        results: list[Any],
-        tried: int,
-        failures: Counter[str],
-    ) -> Plan:
+    def _plan(self, ctx: TransformContext, trial: _Trial, generator: str, mode: str) -> Plan:
         original = ctx.sample.question
-        plan = Plan(params=dict(self.config), question=candidate.text, mode="template")
+        candidate, results = trial.passed
+        plan = Plan(params=dict(self.config), question=candidate.text, mode=mode)
         plan.rewrite = RewriteInfo(
-            generator=OFFLINE_VERSION,
+            generator=generator,
             template=candidate.template,
-            attempts=tried,
+            attempts=trial.tried,
             gates=[
                 GateScore(
                     r.name, r.passed, None if r.score is None else round(r.score, 4), r.detail
@@ -100,12 +140,55 @@ class RewriteTransform(QuestionTransform):
                 old=original, new=candidate.text, where="question", start=0, end=len(original)
             )
         )
-        plan.notes.append(f"template {candidate.template} (attempt {tried})")
-        if failures:
-            plan.notes.append(
-                "earlier candidates failed: "
-                + "; ".join(f"{reason} (x{n})" for reason, n in failures.most_common(3))
-            )
+        source = "prompt" if mode == "llm" else "template"
+        plan.notes.append(f"{source} {candidate.template} (attempt {trial.tried})")
+        if trial.failures:
+            plan.notes.append(f"earlier candidates failed: {trial.common_failures()}")
         ratio = difflib.SequenceMatcher(a=original, b=candidate.text, autojunk=False).ratio()
         plan.intensity = 100.0 * (1.0 - ratio)
         return plan
+
+
+def _model_candidate(question: str, text: str, shape: str, prompt_id: str) -> Candidate:
+    """A model's reply as a candidate: a whole rewrite, or a note appended to the question."""
+    if shape == "note":
+        note = text.strip()
+        return Candidate(text=f"{question.strip()} {note}", template=prompt_id, appended=note)
+    return Candidate(text=text.strip(), template=prompt_id)
+
+
+class _Trial:
+    """Candidates tried against the gates, up to a limit, with the reasons they failed."""
+
+    def __init__(self, original: str, limit: int) -> None:
+        self.original = original
+        self.limit = limit
+        self.tried = 0
+        self.failures: Counter[str] = Counter()
+        self.last_reason = ""
+        self.passed: tuple[Candidate, list[Any]] | None = None
+
+    @property
+    def exhausted(self) -> bool:
+        return self.tried >= self.limit
+
+    def passes(self, candidate: Candidate) -> bool:
+        from ..rewrites.gates import run_gates
+
+        self.tried += 1
+        results = run_gates(self.original, candidate.text, appended=candidate.appended)
+        failed = [r for r in results if not r.passed]
+        if not failed:
+            self.passed = (candidate, results)
+            return True
+        self.last_reason = f"{failed[0].name}: {failed[0].detail}"
+        self.failures[self.last_reason] += 1
+        return False
+
+    def common_failures(self) -> str:
+        return "; ".join(f"{reason} (x{n})" for reason, n in self.failures.most_common(3))
+
+    def failure(self) -> str:
+        if not self.tried:
+            return "no candidate to try"
+        return f"no rewrite passed the gates in {self.tried} attempts: {self.common_failures()}"

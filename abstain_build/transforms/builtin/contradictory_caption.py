@@ -25,13 +25,24 @@ class ContradictoryCaption(RewriteTransform):
 
     def candidates(self, ctx: TransformContext) -> list[Candidate]:
         sample = ctx.sample
-        texts: list[str] = []
-        if sample.document is not None:
-            pages = ctx.inputs.page_texts()
-            texts = [pages[p - 1] for p in sample.evidence_pages if 0 < p <= len(pages)]
         return caption_candidates(
-            sample.question, sample.answer, sample.answer_format, texts, ctx.rng
+            sample.question, sample.answer, sample.answer_format, _evidence_texts(ctx), ctx.rng
         )
+
+    def model_inputs(self, ctx: TransformContext) -> tuple[list[bytes], str]:
+        """The evidence pages as images, and their text layer (if any), for the model."""
+        if ctx.sample.document is None:
+            return super().model_inputs(ctx)
+        return ctx.inputs.evidence_renders(), "\n\n".join(_evidence_texts(ctx))
 
     def no_candidate_reason(self, ctx: TransformContext) -> str:
         return "the gold answer is empty, so there is nothing to contradict"
+
+
+def _evidence_texts(ctx: TransformContext) -> list[str]:
+    """Text layer of each evidence page ('' for scans), in evidence order."""
+    sample = ctx.sample
+    if sample.document is None:
+        return []
+    pages = ctx.inputs.page_texts()
+    return [pages[p - 1] for p in sample.evidence_pages if 0 < p <= len(pages)]

@@ -47,6 +47,16 @@ MMMU_NAMES = (
 )
 
 
+def changed_window(original: str, rewrite: str, width: int = 200) -> tuple[str, str]:
+    """Both texts from a little before their first difference, so long questions show the edit."""
+    same = 0
+    while same < min(len(original), len(rewrite)) and original[same] == rewrite[same]:
+        same += 1
+    start = max(0, same - 60)
+    lead = "..." if start else ""
+    return lead + original[start : start + width], lead + rewrite[start : start + width]
+
+
 def mmmu_samples(limit: int | None) -> list[Sample]:
     info = SourceInfo("mmmu-pro", "jsonl", "questions_mmmu_pro.jsonl", 0)
     out = []
@@ -182,7 +192,8 @@ def main() -> None:
         examples = result["examples"]
         for i in rng.permutation(len(examples))[: args.examples]:
             original, rewrite, template = examples[int(i)]
-            print(f"    [{template}]\n      - {original[:200]}\n      + {rewrite[:200]}")
+            old, new = changed_window(original, rewrite)
+            print(f"    [{template}]\n      - {old}\n      + {new}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str))
 

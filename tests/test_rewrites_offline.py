@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 import numpy as np
@@ -64,6 +65,41 @@ def test_the_asked_for_noun_is_not_a_slot() -> None:
     # The replacement takes the determiner along: no "this the ...".
     (first,) = GENERATORS["ambiguous_reference"](parts, np.random.default_rng(0))[:1]
     assert "this the" not in first.text and first.text.startswith("What organ appears")
+
+
+def all_candidates(name: str, question: str) -> list[str]:
+    parts = parse_question(question)
+    return [
+        c.text for seed in range(4) for c in GENERATORS[name](parts, np.random.default_rng(seed))
+    ]
+
+
+def test_which_two_takes_a_plural_verb() -> None:
+    texts = all_candidates(
+        "multiple_correct_answers",
+        "Which of the following types of tissue does not regenerate in <image 1>?",
+    )
+    edited = [t for t in texts if t.startswith("Which two")]
+    assert edited and all(" do not regenerate" in t for t in edited), edited
+    texts = all_candidates("multiple_correct_answers", "Which of the following is true?")
+    assert "Which two of the following are true?" in texts
+
+
+def test_a_new_element_replaces_the_whole_phrase_and_a_name_is_left_alone() -> None:
+    question = "<image 1> The architect's philosophy of building is expressed by which idea?"
+    replaced = all_candidates("nonexistent_reference", question)
+    assert "<image 1> Panel" in " ".join(replaced)
+    for text in replaced:  # the new element takes the complement's place...
+        assert not re.search(r"(labelled|marked|line|entry|point|panel) \S+ of building", text)
+    # ...unless the template describes the phrase's own head: "the philosophy of building
+    # next to the scale bar".
+    ambiguous = all_candidates("ambiguous_reference", question)
+    assert any("of building" in t for t in ambiguous)  # "the other philosophy of building"
+
+    named = "<image 1> of Louis Black, a formerly enslaved man, was painted by which artist?"
+    for name in ("nonexistent_reference", "ambiguous_reference", "multiple_correct_answers"):
+        for text in all_candidates(name, named):
+            assert "Louis Black" in text and "the black" not in text.lower(), (name, text)
 
 
 def test_contradictions_use_quantities_with_units_only() -> None:

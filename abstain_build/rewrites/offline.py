@@ -95,10 +95,36 @@ AMBIGUOUS = (
     ("rightmost", "the rightmost {head}"),
     ("earlier", "the {head} mentioned earlier"),
 )
+_PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
+
+
+def _two(match: re.Match[str]) -> str:
+    """ "Which of the following is" -> "Which two of the following are"; a verb further on
+    ("which of the following types of cell *does*") is made plural by :func:`_plural_verb`."""
+    which, _, verb = match.group(0).partition(" of the following")
+    verb = verb.strip()
+    out = f"{which.split()[0]} two of the following"
+    return f"{out} {_PLURAL_VERBS[verb]}" if verb else out
+
+
+_LATER_VERB = re.compile(r"\b(is|was|has|does)\b")
+
+
+def _plural_verb(text: str, after: int) -> str:
+    """The first singular auxiliary after ``after`` made plural, if it is in the same clause
+    (no comma, no sentence end between) and within 60 characters."""
+    window = text[after : after + 60]
+    match = _LATER_VERB.search(window)
+    if match is None or re.search(r"[,.;:?!]", window[: match.start()]):
+        return text
+    start, end = after + match.start(), after + match.end()
+    return text[:start] + _PLURAL_VERBS[match.group(1)] + text[end:]
+
+
 #: Edits that make two or more options defensible: (id, pattern, replacement).
 MULTIPLE = (
-    ("which_two", r"\bWhich (?:one )?of the following\b", "Which two of the following"),
-    ("which_any", r"\bwhich (?:one )?of the following\b", "which two of the following"),
+    ("which_two", r"\bWhich (?:one )?of the following\b(?: (?:is|was|has|does)\b)?", _two),
+    ("which_any", r"\bwhich (?:one )?of the following\b(?: (?:is|was|has|does)\b)?", _two),
     ("best_acceptable", r"\bthe best\b", "an acceptable"),
     ("most_likely", r"\bthe most likely\b", "a likely"),
     ("most_appropriate", r"\bthe most appropriate\b", "an appropriate"),
@@ -119,10 +145,10 @@ MULTIPLE_SUFFIXES = (
 PREMISES = (
     ("absent", "Assume the {np} {is} absent."),
     ("never_there", "Suppose the {np} {was} never there."),
-    ("both_and_not", "The {np} {is} both present and missing."),
+    ("not_shown", "The {np} {is} not visible anywhere in the image."),
     ("removed", "Assume the {np} {has} been removed."),
     ("no_such", "The {np} {does} not exist here."),
-    ("zero", "Take the {np} to be zero and nonzero at once."),
+    ("erased", "Suppose every trace of the {np} {has} been erased."),
 )
 NUMBER_PREMISES = (
     ("also_stated", "{num} (also stated as {wrong})"),
@@ -151,6 +177,8 @@ def _fill(template: str, parts: QuestionParts, phrase: Phrase | None, rng) -> st
     """The template with its slots filled; None when a slot has nothing to fill it."""
     if ("{np}" in template or "{head}" in template) and phrase is None:
         return None
+    if "{head}" in template and phrase is not None and phrase.proper:
+        return None  # "the other black" from "Louis Black"
     values = {
         "img": parts.image_ref,
         "np": phrase.text if phrase else "",
@@ -165,7 +193,8 @@ def _fill(template: str, parts: QuestionParts, phrase: Phrase | None, rng) -> st
     }
     text = template.format(**values)
     if phrase is not None and phrase.text[:1].isupper():
-        text = text.replace(f"the {phrase.text}", phrase.text)  # a name takes no article
+        # A name takes no article.
+        text = re.sub(rf"\b[Tt]he {re.escape(phrase.text)}", lambda _: phrase.text, text)
     if "the the " in text.lower():
         text = re.sub(r"\b(the) the\b", r"\1", text, flags=re.IGNORECASE)
     return text[0].upper() + text[1:]
@@ -209,14 +238,34 @@ def _focused(parts: QuestionParts, sentence: str) -> str:
     return f"In {ref}, {sentence}"
 
 
-def _replace_phrase(text: str, phrase: Phrase, new: str, base: int = 0) -> str:
-    """``text`` with the phrase's whole chunk (its determiner included) replaced by ``new``,
-    capitalised where it starts a sentence."""
-    start, end = phrase.start - base, phrase.end - base
+def _replace_phrase(
+    text: str, phrase: Phrase, new: str, base: int = 0, end: int | None = None
+) -> str:
+    """``text`` with the phrase's whole chunk (its determiner included; up to ``end`` when
+    given) replaced by ``new``, capitalised where it starts a sentence."""
+    start, end = phrase.start - base, (phrase.end if end is None else end) - base
     before = text[:start]
     if re.search(r"(^|[.?!]\s+|^<image \d+>\s+)$", before):
         new = new[0].upper() + new[1:]
     return before + new + text[end:]
+
+
+def _with_tail(template: str, text: str, phrase: Phrase) -> tuple[str, int]:
+    """Where a replacement ends, and the template adjusted to the phrase's "of" complement.
+
+    A new element ("panel (d)") replaces the complement too: "the philosophy of building"
+    becomes "panel (d)", not "panel (d) of building". A head-first template ("the other
+    {head}") keeps it after the replacement. A postmodifying one ("the {head} marked with
+    an asterisk") takes it along with the head: "the types of <image 1> marked with ...".
+    """
+    if phrase.tail_end == phrase.end:
+        return template, phrase.end
+    if "{head}" not in template and "{np}" not in template:
+        return template, phrase.tail_end
+    if template.rstrip().endswith(("{head}", "{np}")):
+        return template, phrase.end
+    tail = text[phrase.end : phrase.tail_end].replace("{", "{{").replace("}", "}}")
+    return template.replace("{head}", "{head}" + tail, 1), phrase.tail_end
 
 
 def substitution(bank: tuple[tuple[str, str], ...], name: str):
@@ -225,16 +274,18 @@ def substitution(bank: tuple[tuple[str, str], ...], name: str):
     def generate(parts: QuestionParts, rng: np.random.Generator) -> list[Candidate]:
         out: list[Candidate] = []
         ask_start = parts.text.find(parts.ask)
+        phrases = [p for p in parts.phrases if not p.proper][:2]  # not "panel (d)" for a name
         for template_id, template in _shuffled(bank, rng):
-            for phrase in parts.phrases[:2]:
-                new = _fill(template, parts, phrase, rng)
+            for phrase in phrases:
+                template_here, end = _with_tail(template, parts.text, phrase)
+                new = _fill(template_here, parts, phrase, rng)
                 if new is None:
                     continue
                 new = new[0].lower() + new[1:]
-                full = _replace_phrase(parts.text, phrase, new)
+                full = _replace_phrase(parts.text, phrase, new, end=end)
                 out.append(Candidate(full, f"{name}/{template_id}"))
                 if ask_start <= phrase.start < ask_start + len(parts.ask) and parts.context:
-                    edited = _replace_phrase(parts.ask, phrase, new, ask_start)
+                    edited = _replace_phrase(parts.ask, phrase, new, ask_start, end)
                     out.append(Candidate(_focused(parts, edited), f"{name}/{template_id}+focus"))
                 break
         return out
@@ -242,19 +293,32 @@ def substitution(bank: tuple[tuple[str, str], ...], name: str):
     return generate
 
 
+def _multiple_edit(pattern: str, replacement, text: str) -> str:
+    """One regex edit of the bank; "which two" also takes its verb into the plural."""
+    match = re.search(pattern, text)
+    assert match is not None
+    new = replacement(match) if callable(replacement) else match.expand(replacement)
+    edited = text[: match.start()] + new + text[match.end() :]
+    if replacement is _two and new.endswith("following"):
+        edited = _plural_verb(edited, match.start() + len(new))
+    return edited
+
+
 def multiple_correct(parts: QuestionParts, rng: np.random.Generator) -> list[Candidate]:
     out: list[Candidate] = []
     for template_id, pattern, replacement in _shuffled(MULTIPLE, rng):
         if re.search(pattern, parts.text):
-            new = re.sub(pattern, replacement, parts.text, count=1)
+            new = _multiple_edit(pattern, replacement, parts.text)
             out.append(Candidate(new, f"multiple_correct_answers/{template_id}"))
             if parts.context and re.search(pattern, parts.ask):
-                ask = re.sub(pattern, replacement, parts.ask, count=1)
+                ask = _multiple_edit(pattern, replacement, parts.ask)
                 out.append(
                     Candidate(_focused(parts, ask), f"multiple_correct_answers/{template_id}+focus")
                 )
-    phrase = parts.topic()
+    phrase = next((p for p in parts.phrases if not p.proper), None)  # a name has no conventions
     for template_id, template in _shuffled(MULTIPLE_SUFFIXES, rng):
+        if template_id == "any_unit" and not parts.numbers:
+            continue  # units only matter to a question with quantities
         suffix = _fill(template, parts, phrase, rng)
         if suffix is None:
             continue

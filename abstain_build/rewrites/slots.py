@@ -63,6 +63,15 @@ class Phrase:
     start: int
     end: int
     plural: bool = False
+    #: A proper name ("Louis Black"): its head is not a common noun to talk about.
+    proper: bool = False
+    #: Where the phrase ends with its "of ..." complement ("philosophy *of building*"):
+    #: a replacement that names a different thing replaces the complement too.
+    tail_end: int = -1
+
+    def __post_init__(self) -> None:
+        if self.tail_end < self.end:
+            self.tail_end = self.end
 
 
 @dataclass
@@ -124,8 +133,25 @@ def _phrases(text: str) -> list[Phrase]:
         start = chunk[0].idx if chunk[0].pos_ == "DET" else words[0].idx
         end = words[-1].idx + len(words[-1].text)
         plural = chunk.root.tag_ in ("NNS", "NNPS")
-        found.append(Phrase(phrase, chunk.root.text, start, end, plural))
+        proper = chunk.root.pos_ == "PROPN"
+        found.append(
+            Phrase(phrase, chunk.root.text, start, end, plural, proper, _tail_end(doc, chunk, end))
+        )
     return found
+
+
+def _tail_end(doc, chunk, end: int) -> int:
+    """The end of the chunk's "of ..." complement, if one follows it directly (else ``end``)."""
+    if chunk.end >= len(doc):
+        return end
+    after = doc[chunk.end]
+    if after.lower_ != "of" or after.head.i != chunk.root.i:
+        return end
+    last = max(after.subtree, key=lambda t: t.i)
+    tail_end = last.idx + len(last.text)
+    if tail_end - end > 40 or "," in doc.text[end:tail_end]:
+        return end
+    return tail_end
 
 
 #: A number worth contradicting carries a unit, a currency or a percent sign.

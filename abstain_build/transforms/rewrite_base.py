@@ -23,7 +23,7 @@ from .params import Param
 
 #: Version of the offline template banks: bump when templates change, so records say
 #: which bank produced a rewrite.
-OFFLINE_VERSION = "offline/templates-v1"
+OFFLINE_VERSION = "offline/templates-v2"
 
 
 def question_parts(ctx: TransformContext) -> QuestionParts:

@@ -290,3 +290,40 @@ def test_preview_shows_the_model_rewrite_and_caches_it(server: ModelServer, tmp_
     sent = len(server.requests)
     preview(FIXTURES / "mmmu", sample.id, tmp_path / "p", **kwargs)
     assert len(server.requests) == sent
+
+
+def test_a_samples_rewrites_are_asked_for_together_and_counted_once(
+    server: ModelServer, tmp_path: Path
+) -> None:
+    def slow_rewriter(received: Received) -> Action:
+        action = good_rewriter(received)
+        action.delay = 0.2
+        return action
+
+    server.responder = slow_rewriter
+    names = "image_question_mismatch,missing_context,impossible_visual_task,ambiguous_reference"
+    outputs = {}
+    for concurrency in (4, 1):
+        out = tmp_path / f"c{concurrency}"
+        result = run_cli(
+            "transform",
+            str(FIXTURES / "mmmu"),
+            "-o",
+            str(out),
+            "-t",
+            names,
+            "--limit",
+            "2",
+            "--llm",
+            f"openai:rewriter@{server.openai_url}",
+            "--concurrency",
+            str(concurrency),
+        )
+        assert result.returncode == 0, result.stderr
+        (usage,) = json.loads((out / "manifest.json").read_text())["models"]["usage"]
+        assert usage["requests"] == usage["calls"] + usage["cache_hits"]
+        outputs[concurrency] = read_jsonl(out / "data.jsonl")
+        if concurrency == 4:
+            assert server.max_in_flight >= 3  # one worker, four rewrites in flight together
+            assert usage["calls"] == len(server.requests)  # no request counted twice
+    assert outputs[4] == outputs[1]

@@ -7,6 +7,7 @@ commit in source order.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from ..transforms.base import NotApplicable, Transform
 from ..transforms.registry import get_registry
 from .apply import TransformOutput, run_transform
 from .assets import AssetStore
+from .prefetch import prefetch_rewrites
 from .records import ControlAssets, control_record, perturbed_record
 
 
@@ -123,6 +125,8 @@ class SampleProcessor:
 
         selection = select_transforms(sample, self.transforms, self.job.routing)
         outcome.not_applicable.update(selection.not_applicable)
+        if self.llm is not None:
+            _prefetch(selection.candidates, sample, inputs, self.llm)
         for transform in selection.candidates:
             try:
                 output = run_transform(transform, sample, inputs, self.job.seed, llm=self.llm)
@@ -192,6 +196,15 @@ class SampleProcessor:
             routing=selection.record(),
             preliminary=output.qc,
         )
+
+
+def _prefetch(
+    transforms: list[Transform], sample: Sample, inputs: SampleInputs, llm: ModelClient
+) -> None:
+    """Ask for the sample's rewrites together; a failure here resurfaces in its transform,
+    where it becomes that transform's error record."""
+    with contextlib.suppress(Exception):  # only a speed-up
+        prefetch_rewrites(transforms, sample, inputs, llm)
 
 
 def _problem(

@@ -15,6 +15,7 @@ from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient
 from ..pipeline.apply import TransformOutput, run_transform
 from ..pipeline.assets import AssetStore, atomic_write
+from ..pipeline.prefetch import prefetch_rewrites
 from ..routing import select_transforms
 from ..transforms.base import NotApplicable, Transform
 from ..transforms.params import ParamError
@@ -188,6 +189,8 @@ def preview(
             for t in chosen
             if t.name in selection.not_applicable
         ]
+        if client is not None:
+            prefetch_rewrites(selection.candidates, sample, inputs, client)
         for transform in selection.candidates:
             item = _run_one(transform, sample, inputs, seed, client)
             if item.output is not None:

@@ -13,13 +13,18 @@ from __future__ import annotations
 import abc
 import difflib
 from collections import Counter
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..model import GateScore, ModelUsage, Plan, RewriteInfo, TokenEdit
 from ..rewrites.offline import Candidate
 from ..rewrites.slots import QuestionParts, parse_question
 from .base import NotApplicable, QuestionTransform, TransformContext
 from .params import Param
+
+if TYPE_CHECKING:
+    from ..models import ModelRequest, ModelResult
+    from ..rewrites.llm import RejectedCandidate
 
 #: Version of the offline template banks: bump when templates change, so records say
 #: which bank produced a rewrite.
@@ -77,29 +82,47 @@ class RewriteTransform(QuestionTransform):
                 return self._plan(ctx, trial, OFFLINE_VERSION, "template")
         raise NotApplicable(trial.failure())
 
+    def model_request(
+        self, ctx: TransformContext, rejected: Sequence[RejectedCandidate] = ()
+    ) -> tuple[ModelRequest, Callable[[str], list[str]]] | None:
+        """The request for candidates and its reply parser (None: no prompt for this transform)."""
+        from ..rewrites.llm import build_request, reply_parser
+        from ..rewrites.prompts import PROMPTS
+
+        prompt = PROMPTS.get(self.name)
+        if prompt is None:
+            return None
+        sample = ctx.sample
+        images, evidence_text = ctx.inputs.derived(
+            ("model_inputs", type(self).model_inputs), lambda: self.model_inputs(ctx)
+        )
+        request = build_request(
+            prompt,
+            sample.question,
+            sample.options,
+            images=images,
+            answer=sample.answer,
+            evidence_text=evidence_text,
+            rejected=rejected,
+        )
+        return request, reply_parser(prompt)
+
     def _plan_with_model(self, ctx: TransformContext) -> Plan:
-        from ..rewrites.llm import RejectedCandidate, build_request, reply_parser
+        from ..rewrites.llm import RejectedCandidate
         from ..rewrites.prompts import PROMPTS
 
         prompt = PROMPTS.get(self.name)
         if prompt is None:
             raise NotApplicable(f"{self.name} has no LLM prompt; run it without --llm")
         sample = ctx.sample
-        images, evidence_text = self.model_inputs(ctx)
         trial = _Trial(sample.question, self.config["attempts"])
         usage = ModelUsage()
         rejected: list[RejectedCandidate] = []
         for _ in range(self.config["llm_calls"]):
-            request = build_request(
-                prompt,
-                sample.question,
-                sample.options,
-                images=images,
-                answer=sample.answer,
-                evidence_text=evidence_text,
-                rejected=rejected,
-            )
-            result = ctx.llm.ask(request, reply_parser(prompt))
+            made = self.model_request(ctx, rejected)
+            assert made is not None
+            request, parse = made
+            result = ask_once(ctx, request, parse)
             usage.requests += 1
             usage.input_tokens += result.input_tokens
             usage.output_tokens += result.output_tokens
@@ -147,6 +170,19 @@ class RewriteTransform(QuestionTransform):
         ratio = difflib.SequenceMatcher(a=original, b=candidate.text, autojunk=False).ratio()
         plan.intensity = 100.0 * (1.0 - ratio)
         return plan
+
+
+def reply_key(request: ModelRequest) -> tuple[str, str, str]:
+    """Where a sample's inputs keep a reply already asked for (see :func:`ask_once`)."""
+    return ("model_reply", request.purpose, request.text)
+
+
+def ask_once(ctx: TransformContext, request: ModelRequest, parse) -> ModelResult:
+    """The model's reply to ``request``: one fetched ahead for this sample (the pipeline
+    asks every rewrite transform's first request at once), or a new call."""
+    assert ctx.llm is not None
+    llm = ctx.llm
+    return ctx.inputs.derived(reply_key(request), lambda: llm.ask(request, parse))
 
 
 def _model_candidate(question: str, text: str, shape: str, prompt_id: str) -> Candidate:

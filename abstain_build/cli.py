@@ -422,6 +422,14 @@ def transforms_show(
     out.print(f"  origin: {info['origin']}")
     if info["terminal_fallback"]:
         out.print("  terminal fallback: applied only when named (--transforms)")
+    rewrite = info.get("rewrite")
+    if rewrite:
+        out.print(f"  offline generator: {rewrite['offline']}")
+        prompt = rewrite["llm_prompt"]
+        if prompt:
+            out.print(f"  LLM prompt (--llm): {prompt['id']}: {prompt['goal']}", highlight=False)
+        else:
+            out.print("  LLM prompt: none (offline only)")
     table = Table(title="parameters")
     for column in ("name", "type", "default", "bounds", "help"):
         table.add_column(column)

@@ -327,3 +327,15 @@ def test_a_samples_rewrites_are_asked_for_together_and_counted_once(
             assert server.max_in_flight >= 3  # one worker, four rewrites in flight together
             assert usage["calls"] == len(server.requests)  # no request counted twice
     assert outputs[4] == outputs[1]
+
+
+def test_every_builtin_rewrite_has_a_prompt_and_transforms_show_names_it() -> None:
+    from abstain_build.transforms.rewrite_base import RewriteTransform
+
+    registry = get_registry()
+    rewrites = [n for n in registry.names() if issubclass(registry.get(n), RewriteTransform)]
+    assert sorted(rewrites) == sorted(PROMPTS)
+    shown = run_cli("transforms", "show", "contradictory_caption", "--json")
+    assert shown.returncode == 0, shown.stderr
+    prompt = json.loads(shown.stdout)["rewrite"]["llm_prompt"]
+    assert prompt["id"] == PROMPTS["contradictory_caption"].id

@@ -61,6 +61,18 @@ class RewriteTransform(QuestionTransform):
         """What the model sees besides the question: images, and evidence text (documents)."""
         return ctx.inputs.image_bytes() if ctx.sample.images else [], ""
 
+    @classmethod
+    def info(cls) -> dict[str, Any]:
+        from ..rewrites.prompts import PROMPTS
+
+        out = super().info()
+        prompt = PROMPTS.get(cls.name)
+        out["rewrite"] = {
+            "offline": OFFLINE_VERSION,
+            "llm_prompt": None if prompt is None else {"id": prompt.id, "goal": prompt.goal},
+        }
+        return out
+
     def check(self, sample) -> str | None:  # type: ignore[override]
         if not sample.question.strip():
             return "the question is empty"

@@ -339,3 +339,29 @@ def test_every_builtin_rewrite_has_a_prompt_and_transforms_show_names_it() -> No
     assert shown.returncode == 0, shown.stderr
     prompt = json.loads(shown.stdout)["rewrite"]["llm_prompt"]
     assert prompt["id"] == PROMPTS["contradictory_caption"].id
+
+
+def test_a_plugin_rewrite_brings_its_own_prompt(server: ModelServer) -> None:
+    from abstain_build.model import MODALITY
+    from abstain_build.transforms import Candidate, RewritePrompt, RewriteTransform
+
+    class AskForColour(RewriteTransform):  # not registered: used directly
+        name = "ask_for_colour"
+        family = "semantic_unanswerability"
+        axis = MODALITY
+        target = "question"
+        prompt = RewritePrompt("ask_for_colour", 3, "Ask for a colour a grayscale image hides.")
+
+        def candidates(self, ctx):
+            return [Candidate("What colour is the tallest bar in <image 1>, exactly?", "c/v1")]
+
+    sample = first_mmmu()
+    offline = run_transform(AskForColour(), sample, SampleInputs(sample), 1)
+    assert offline.record.rewrite.template == "c/v1" and offline.record.mode == "template"
+    server.responder = good_rewriter
+    with client_for(server) as client:
+        online = run_transform(AskForColour(), sample, SampleInputs(sample), 1, llm=client)
+    assert online.record.rewrite.template == "ask_for_colour/v3.1"
+    assert (
+        server.requests[0].texts()[-1].startswith("Task: Ask for a colour a grayscale image hides.")
+    )

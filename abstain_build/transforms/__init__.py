@@ -1,6 +1,8 @@
 """Transforms: the registry and the building blocks for writing one."""
 
 from ..model import Edits, PageCrop, Plan, Region, TokenEdit
+from ..rewrites.offline import Candidate
+from ..rewrites.prompts import RewritePrompt
 from .base import (
     DocumentTransform,
     ImagePlan,
@@ -18,8 +20,10 @@ from .registry import (
     register_transform,
     transforms,
 )
+from .rewrite_base import RewriteTransform
 
 __all__ = [
+    "Candidate",
     "DocumentTransform",
     "Edits",
     "ImagePlan",
@@ -33,6 +37,8 @@ __all__ = [
     "QuestionTransform",
     "Region",
     "RegistryError",
+    "RewritePrompt",
+    "RewriteTransform",
     "TokenEdit",
     "Transform",
     "TransformContext",

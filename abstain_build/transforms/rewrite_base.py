@@ -25,6 +25,7 @@ from .params import Param
 if TYPE_CHECKING:
     from ..models import ModelRequest, ModelResult
     from ..rewrites.llm import RejectedCandidate
+    from ..rewrites.prompts import RewritePrompt
 
 #: Version of the offline template banks: bump when templates change, so records say
 #: which bank produced a rewrite.
@@ -46,6 +47,10 @@ class RewriteTransform(QuestionTransform):
     to ``llm_calls`` requests, each retry told which candidates failed which gate.
     """
 
+    #: The LLM-mode prompt; None: the built-in one of this name, if any
+    #: (:data:`..rewrites.prompts.PROMPTS`). A plugin sets its own ``RewritePrompt``.
+    prompt: ClassVar[RewritePrompt | None] = None
+
     params: ClassVar[dict[str, Param]] = {
         "attempts": Param(8, "candidates tried before the transform gives up", low=1, high=50),
         "llm_calls": Param(
@@ -62,11 +67,16 @@ class RewriteTransform(QuestionTransform):
         return ctx.inputs.image_bytes() if ctx.sample.images else [], ""
 
     @classmethod
-    def info(cls) -> dict[str, Any]:
+    def llm_prompt(cls) -> RewritePrompt | None:
+        """The prompt this transform sends in LLM mode (None: offline only)."""
         from ..rewrites.prompts import PROMPTS
 
+        return cls.prompt if cls.prompt is not None else PROMPTS.get(cls.name)
+
+    @classmethod
+    def info(cls) -> dict[str, Any]:
         out = super().info()
-        prompt = PROMPTS.get(cls.name)
+        prompt = cls.llm_prompt()
         out["rewrite"] = {
             "offline": OFFLINE_VERSION,
             "llm_prompt": None if prompt is None else {"id": prompt.id, "goal": prompt.goal},
@@ -99,9 +109,8 @@ class RewriteTransform(QuestionTransform):
     ) -> tuple[ModelRequest, Callable[[str], list[str]]] | None:
         """The request for candidates and its reply parser (None: no prompt for this transform)."""
         from ..rewrites.llm import build_request, reply_parser
-        from ..rewrites.prompts import PROMPTS
 
-        prompt = PROMPTS.get(self.name)
+        prompt = self.llm_prompt()
         if prompt is None:
             return None
         sample = ctx.sample
@@ -121,9 +130,8 @@ class RewriteTransform(QuestionTransform):
 
     def _plan_with_model(self, ctx: TransformContext) -> Plan:
         from ..rewrites.llm import RejectedCandidate
-        from ..rewrites.prompts import PROMPTS
 
-        prompt = PROMPTS.get(self.name)
+        prompt = self.llm_prompt()
         if prompt is None:
             raise NotApplicable(f"{self.name} has no LLM prompt; run it without --llm")
         sample = ctx.sample

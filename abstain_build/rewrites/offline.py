@@ -130,7 +130,12 @@ MULTIPLE = (
     ("most_appropriate", r"\bthe most appropriate\b", "an appropriate"),
     ("the_correct", r"\bthe correct\b", "a correct"),
     ("main_one", r"\bthe (?:main|primary)\b", "one"),
-    ("what_is_the", r"\bWhat is the\b", "What is one possible"),
+    # Not before "most likely", "best"...: their own templates loosen those.
+    (
+        "what_is_the",
+        r"\bWhat is the\b(?! (?:most|best|correct|main|primary)\b)",
+        "What is one possible",
+    ),
     ("what_are_the", r"\bWhat are the\b", "What are some of the"),
 )
 MULTIPLE_SUFFIXES = (
@@ -148,7 +153,7 @@ PREMISES = (
     ("not_shown", "The {np} {is} not visible anywhere in the image."),
     ("removed", "Assume the {np} {has} been removed."),
     ("no_such", "The {np} {does} not exist here."),
-    ("erased", "Suppose every trace of the {np} {has} been erased."),
+    ("erased", "Suppose every trace of the {np} has been erased."),
 )
 NUMBER_PREMISES = (
     ("also_stated", "{num} (also stated as {wrong})"),

@@ -70,9 +70,9 @@ LlmOption = Annotated[
     typer.Option(
         "--llm",
         envvar="ABSTAIN_BUILD_LLM",
-        help="Model for the question rewrites: openai:MODEL\\[@BASE_URL] or"
-        " anthropic:MODEL\\[@BASE_URL]; keys from OPENAI_API_KEY / ANTHROPIC_API_KEY."
-        " Default: offline templates.",
+        help="Model for LLM mode (question rewrites, image-dependency classifier):"
+        " openai:MODEL\\[@BASE_URL] or anthropic:MODEL\\[@BASE_URL]; keys from"
+        " OPENAI_API_KEY / ANTHROPIC_API_KEY. Default: offline templates and heuristics.",
         metavar="SPEC",
     ),
 ]
@@ -373,6 +373,95 @@ def samples(
         detail = row["detail"] if row["status"] == "ok" else ""
         line = f"{row['id']:<{width}}  {row['status']:<7}  {detail:<{detail_width}}  {text[:100]}"
         print(line.rstrip())
+
+
+@app.command()
+def classify(
+    source: Annotated[
+        str, typer.Argument(help="Dataset folder or file (question-only files too).")
+    ],
+    format: FormatOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per record, then the distribution.")
+    ] = False,
+    limit: Annotated[
+        int | None, typer.Option(min=0, help="Only the first N source records.")
+    ] = None,
+    llm: LlmOption = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option("--cache", help="SQLite file for the model's replies (default: none)."),
+    ] = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    """Classify each question for routing: image dependency or evidence type, and the mix.
+
+    Reads question-only files too (no images or documents needed). Exit 1 when some
+    records have no question (listed as unreadable), 2 when the source cannot be read.
+    """
+    from .models import ClientOptions, ModelClient
+    from .routing.classify import AXIS_CLASSES, Distribution, classify_source
+
+    _logging(debug)
+    client = None
+    try:
+        if llm:
+            client = ModelClient(llm, ClientOptions(cache_path=cache))
+        distribution = Distribution()
+        rows = []
+        for item in classify_source(source, format, limit=limit, llm=client):
+            distribution.add(item)
+            if as_json:
+                print(json.dumps(item.to_json(), ensure_ascii=False), flush=True)
+            else:
+                rows.append(item)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except Exception as exc:
+        if debug:
+            raise
+        raise _fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)") from None
+    finally:
+        if client is not None:
+            client.close()
+    summary = distribution.to_json()
+    if as_json:
+        print(json.dumps({"distribution": summary}, ensure_ascii=False))
+        raise typer.Exit(1 if distribution.errors else 0)
+    console = out if out.is_terminal else Console(width=max(out.width, 160))
+    table = Table(title=f"{len(rows)} records")
+    for column in ("id", "axis", "class", "mode", "why", "question"):
+        table.add_column(column, no_wrap=column in ("id", "class"), overflow="fold")
+    for item in rows:
+        record = item.record
+        label = item.label or "[red]unreadable[/]"
+        if not record.answerable:
+            label += " [dim](unanswerable)[/]"
+        question = record.question if len(record.question) <= 90 else record.question[:89] + "…"
+        table.add_row(
+            record.id,
+            record.axis.split("_")[0],
+            label,
+            item.mode or "",
+            Text(item.why()),
+            Text(question),
+        )
+    console.print(table)
+    for axis, data in summary["axes"].items():
+        console.print(
+            f"[bold]{axis}[/]: {data['total']} questions,"
+            f" {data['unanswerable_in_source']} unanswerable in the source",
+            highlight=False,
+        )
+        mix = Table()
+        for column in ("class", "count", "share"):
+            mix.add_column(column, justify="left" if column == "class" else "right")
+        for name in AXIS_CLASSES.get(axis, tuple(data["counts"])):
+            mix.add_row(name, str(data["counts"][name]), f"{data['shares'][name]:.1%}")
+        console.print(mix)
+    if distribution.errors:
+        err.print(f"[yellow]{distribution.errors} record(s) without a question[/]")
+    raise typer.Exit(1 if distribution.errors else 0)
 
 
 @transforms_app.command("list")

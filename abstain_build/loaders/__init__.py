@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ..errors import ConfigError
-from .base import LoadedItem, Source
+from .base import LoadedItem, RawRecord, Source
 from .jsonl import JsonlSource
 from .mmlongbench import MMLongBenchSource
 from .mmmu import MMMUJsonlSource, MMMUParquetSource
@@ -20,6 +20,7 @@ __all__ = [
     "MMLongBenchSource",
     "MMMUJsonlSource",
     "MMMUParquetSource",
+    "RawRecord",
     "Source",
     "open_source",
 ]

@@ -5,12 +5,31 @@ from __future__ import annotations
 import abc
 import hashlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import SampleError
 from ..model import Sample, SampleProblem, SourceInfo
 
 LoadedItem = Sample | SampleProblem
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """A record as read from its file, with the id its sample or problem gets.
+
+    ``error`` says why the record cannot even be read as one (malformed line, not an
+    object, fields the id is made from are missing); ``record`` is then what could be
+    read, possibly empty. Checking the record's content is left to the sample builder, so
+    tools that need only the question text (routing statistics) can read every record.
+    """
+
+    sample_id: str
+    source: SourceInfo
+    file: Path  # the record file
+    record: dict[str, Any]
+    error: SampleError | None = None
 
 
 class Source(abc.ABC):
@@ -34,6 +53,10 @@ class Source(abc.ABC):
     @abc.abstractmethod
     def __iter__(self) -> Iterator[LoadedItem]:
         """Samples and problems, in the source's own order."""
+
+    @abc.abstractmethod
+    def records(self) -> Iterator[RawRecord]:
+        """Every record with its sample id, unvalidated, in the order ``__iter__`` uses."""
 
     def relative(self, path: Path) -> str:
         try:

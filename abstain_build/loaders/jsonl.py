@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import SampleError
 from ..model import DocumentRef, ImageRef, Sample, SourceInfo
-from .base import LoadedItem, Source
+from .base import LoadedItem, RawRecord, Source
 from .common import (
     IdAllocator,
     content_id,
@@ -90,24 +90,34 @@ class JsonLinesSource(Source):
     def count(self) -> int:
         return count_json_lines(self.file)
 
-    def __iter__(self) -> Iterator[LoadedItem]:
+    def records(self) -> Iterator[RawRecord]:
         ids = IdAllocator()
         relative = self.relative(self.file)
         for index, line_number, record, error in iter_json_lines(self.file):
             info = SourceInfo(self.dataset, self.layout, relative, index, given_id(record))
             if error is not None:
-                yield self.problem(ids(f"line-{line_number:05d}"), error, info)
+                yield RawRecord(ids(f"line-{line_number:05d}"), info, self.file, record, error)
                 continue
             sample_id = ids(info.source_id or self._wanted_id(record, line_number))
-            if str(record.get("answer", "")).strip().lower() in UNANSWERABLE_MARKERS:
+            yield RawRecord(sample_id, info, self.file, record)
+
+    def __iter__(self) -> Iterator[LoadedItem]:
+        for raw in self.records():
+            if raw.error is not None:
+                yield self.problem(raw.sample_id, raw.error, raw.source)
+                continue
+            if str(raw.record.get("answer", "")).strip().lower() in UNANSWERABLE_MARKERS:
                 yield self.problem(
-                    sample_id, load_error("already unanswerable in the source"), info, skip=True
+                    raw.sample_id,
+                    load_error("already unanswerable in the source"),
+                    raw.source,
+                    skip=True,
                 )
                 continue
             try:
-                yield self._sample(sample_id, record, info)
+                yield self._sample(raw.sample_id, raw.record, raw.source)
             except SampleError as error:
-                yield self.problem(sample_id, error, info)
+                yield self.problem(raw.sample_id, error, raw.source)
 
     @abc.abstractmethod
     def _wanted_id(self, record: dict[str, Any], line_number: int) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..errors import ConfigError, SampleError
 from ..model import DocumentRef, Sample, SourceInfo
-from .base import LoadedItem, Source
+from .base import LoadedItem, RawRecord, Source
 from .common import (
     IdAllocator,
     content_id,
@@ -53,22 +53,20 @@ class MMLongBenchSource(Source):
     def count(self) -> int:
         return len(self._load())
 
-    def __iter__(self) -> Iterator[LoadedItem]:
+    def records(self) -> Iterator[RawRecord]:
         ids = IdAllocator()
         file = self.relative(self.samples_file)
         for index, record in enumerate(self._load()):
             info = SourceInfo(self.dataset, self.layout, file, index)
             fallback_id = ids(f"record-{index:05d}")
             if not isinstance(record, dict):
-                yield self.problem(fallback_id, load_error("record is not a JSON object"), info)
+                error = load_error("record is not a JSON object")
+                yield RawRecord(fallback_id, info, self.samples_file, {}, error)
                 continue
             missing = [key for key in REQUIRED if key not in record]
             if missing:
-                yield self.problem(
-                    fallback_id,
-                    load_error(f"missing required field(s): {', '.join(missing)}"),
-                    info,
-                )
+                error = load_error(f"missing required field(s): {', '.join(missing)}")
+                yield RawRecord(fallback_id, info, self.samples_file, record, error)
                 continue
             doc_id = str(record["doc_id"])
             sample_id = ids(
@@ -79,18 +77,25 @@ class MMLongBenchSource(Source):
                     record["evidence_pages"],
                 )
             )
-            if str(record["answer"]).strip().lower() == NOT_ANSWERABLE:
+            yield RawRecord(sample_id, info, self.samples_file, record)
+
+    def __iter__(self) -> Iterator[LoadedItem]:
+        for raw in self.records():
+            if raw.error is not None:
+                yield self.problem(raw.sample_id, raw.error, raw.source)
+                continue
+            if str(raw.record["answer"]).strip().lower() == NOT_ANSWERABLE:
                 yield self.problem(
-                    sample_id,
+                    raw.sample_id,
                     load_error("already unanswerable in the source (answer is 'Not answerable')"),
-                    info,
+                    raw.source,
                     skip=True,
                 )
                 continue
             try:
-                yield self._sample(sample_id, record, info)
+                yield self._sample(raw.sample_id, raw.record, raw.source)
             except SampleError as error:
-                yield self.problem(sample_id, error, info)
+                yield self.problem(raw.sample_id, error, raw.source)
 
     def _sample(self, sample_id: str, record: dict[str, Any], info: SourceInfo) -> Sample:
         question = record["question"]

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 
 from ..errors import ConfigError, SampleError
 from ..model import ImageRef, Sample, SourceInfo
-from .base import LoadedItem, Source
+from .base import LoadedItem, RawRecord, Source
 from .common import (
     IdAllocator,
     content_id,
@@ -99,7 +99,7 @@ class MMMUParquetSource(_MMMUBase):
     def count(self) -> int:
         return sum(pq.ParquetFile(file).metadata.num_rows for file in self.files)
 
-    def __iter__(self) -> Iterator[LoadedItem]:
+    def records(self) -> Iterator[RawRecord]:
         ids = IdAllocator()
         for file in self.files:
             relative = self.relative(file)
@@ -114,11 +114,15 @@ class MMMUParquetSource(_MMMUBase):
                     wanted = info.source_id or content_id(
                         Path(relative).stem, row.get("question"), info.index
                     )
-                    sample_id = ids(wanted)
-                    try:
-                        yield self._build(sample_id, row, info, self._images(row, file.parent))
-                    except SampleError as error:
-                        yield self.problem(sample_id, error, info)
+                    yield RawRecord(ids(wanted), info, file, row)
+
+    def __iter__(self) -> Iterator[LoadedItem]:
+        for raw in self.records():
+            try:
+                images = self._images(raw.record, raw.file.parent)
+                yield self._build(raw.sample_id, raw.record, raw.source, images)
+            except SampleError as error:
+                yield self.problem(raw.sample_id, error, raw.source)
 
     def _images(self, row: dict[str, Any], folder: Path) -> list[ImageRef]:
         refs: list[ImageRef] = []

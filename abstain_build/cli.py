@@ -235,8 +235,8 @@ def transform(
         with _progress(show) as bar:
             task = bar.add_task("build", total=None)
 
-            def report(done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
+            def report(done: int, total: int, phase: str) -> None:
+                bar.update(task, completed=done, total=total, description=phase)
 
             result = build(resolved, progress=report)
     except ConfigError as exc:

@@ -12,7 +12,8 @@ from .errors import ConfigError
 from .media.images import DEFAULT_MAX_PIXELS
 from .media.pdf import DEFAULT_DPI
 
-ROUTING_MODES = ("none",)
+#: "auto": question-aware routing, one item per sample; "none": every transform that fits.
+ROUTING_MODES = ("auto", "none")
 
 #: Settings that do not change what is written, so a resumed run may differ in them.
 NOT_FINGERPRINTED = frozenset({"out", "workers", "overwrite", "model_concurrency", "model_timeout"})
@@ -28,7 +29,7 @@ class BuildConfig:
     seed: int = 0
     workers: int = 1
     transforms: list[str] | None = None  # None: every registered transform that applies
-    routing: str = "none"
+    routing: str = "auto"
     transform_params: dict[str, dict[str, Any]] = field(default_factory=dict)
     plugins: list[str] = field(default_factory=list)
     limit: int | None = None

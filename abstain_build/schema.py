@@ -79,7 +79,19 @@ RECORD: dict[str, Any] = {
             },
         },
     },
-    "routing": {"mode": "string", "candidates": ["string"], "score": "float64", "reason": "string"},
+    "routing": {
+        "mode": "string",
+        "candidates": ["string"],
+        "score": "float64",
+        "reason": "string",
+        "dependency": "string",
+        "evidence_type": "string",
+        "classifier": "string",
+        "eligible": ["string"],
+        "relaxed": "bool",
+        "scores": "string",  # JSON text: {transform: score}
+        "attempts": [{"transform": "string", "reason": "string"}],
+    },
     "qc": {
         "status": "string",
         "preliminary": {"passed": "bool", "checks": [_CHECK]},

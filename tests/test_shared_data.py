@@ -29,6 +29,7 @@ def mmlbd_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
         seed=7,
         workers=2,
         limit=45,
+        routing="none",  # every transform on every real document it fits
     )
     return out, build(config)
 

@@ -15,20 +15,22 @@ from ..config import BuildConfig
 from ..errors import ConfigError
 from ..loaders import Source, open_source
 from ..media.inputs import InputLimits
-from ..model import SampleProblem
+from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient, merge_stats
 from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
 from .assets import atomic_write
 from .card import CHART_FILE, dataset_card, transform_chart
 from .manifest import finish_manifest, start_manifest
-from .output import RunOutput
+from .output import STATE_DIR, RunOutput
 from .parallel import ordered_outcomes
+from .routing_pass import family_distribution, route_dataset
 from .summary import BuildCounts, count_entries
-from .worker import JobSpec
+from .worker import JobSpec, RoutedSample
 
-#: Called after each committed sample with (done, total).
-ProgressCallback = Callable[[int, int], None]
+#: Called with (done, total, phase): phase "route" while samples are routed, then
+#: "build" after each committed sample.
+ProgressCallback = Callable[[int, int, str], None]
 
 
 @dataclass
@@ -56,7 +58,16 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
             )
         specs = []
         described = []
-        for name in dict.fromkeys(names):
+        terminal: tuple[str, ...] = ()
+        if config.routing == "auto":
+            # Document chains end in a terminal fallback, named or not.
+            terminal = tuple(
+                sorted(
+                    (n for n in registry.names() if registry.get(n).terminal_fallback),
+                    key=lambda n: n != "full_page_blur",  # the method's guaranteed one first
+                )
+            )
+        for name in dict.fromkeys([*names, *terminal]):
             cls = registry.get(name)
             params = cls(**config.transform_params.get(name, {})).config
             specs.append((name, tuple(sorted(params.items()))))
@@ -68,6 +79,7 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
                     "target": cls.target,
                     "origin": registry.origin(name),
                     "params": params,
+                    "role": "fallback only" if name not in names else "candidate",
                 }
             )
     except (RegistryError, ParamError) as exc:
@@ -81,6 +93,7 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
         limits=InputLimits(max_pixels=config.max_pixels, dpi=config.dpi),
         llm=config.llm,
         model_options=model_options(config) if config.llm else None,
+        terminal=terminal,
     )
     if config.llm:
         # Fails now, before anything is written, when the key is missing.
@@ -131,20 +144,40 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
     manifest = start_manifest(resolved, source, record_hashes, total, described)
     _write_json(out.root / "manifest.json", manifest)
 
-    pending_items = (
-        item for item in _limited(source, config.limit) if _item_id(item) not in done_ids
-    )
-    processed = len(done_ids)
-    if progress:
-        progress(processed, total)
     usage: list[dict[str, Any]] = []
+    processed = len(done_ids)
     try:
+        if config.routing == "auto":
+            decisions, usage = route_dataset(
+                _limited(source, config.limit),
+                job,
+                config.workers,
+                out.root / STATE_DIR,
+                progress=(lambda done: progress(done, total, "route")) if progress else None,
+            )
+            manifest["routing"] = {
+                "mode": "auto",
+                "families": family_distribution(decisions.values()),
+            }
+            _write_json(out.root / "manifest.json", manifest)
+        else:
+            decisions = {}
+            manifest["routing"] = {"mode": "none"}
+        pending_items = (
+            RoutedSample(item, decisions[item.id])
+            if isinstance(item, Sample) and item.id in decisions
+            else item
+            for item in _limited(source, config.limit)
+            if _item_id(item) not in done_ids
+        )
+        if progress:
+            progress(processed, total, "build")
         for outcome in ordered_outcomes(pending_items, job, config.workers):
             out.commit(outcome)
             usage = merge_stats([*usage, *outcome.model_usage])
             processed += 1
             if progress:
-                progress(processed, total)
+                progress(processed, total, "build")
     except BaseException:
         out.close()
         manifest["status"] = "interrupted"

@@ -16,6 +16,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from ..model import SampleProblem
+from ..routing.route import SampleScores
 from .worker import (
     JobSpec,
     SampleOutcome,
@@ -23,6 +24,7 @@ from .worker import (
     init_worker,
     outcome_for_problem,
     process_in_worker,
+    score_in_worker,
 )
 
 CRASH_REASON = (
@@ -31,18 +33,41 @@ CRASH_REASON = (
 )
 
 
-def _resolved(outcome: SampleOutcome) -> Future[SampleOutcome]:
-    future: Future[SampleOutcome] = Future()
+def _resolved(outcome: Any) -> Future[Any]:
+    future: Future[Any] = Future()
     future.set_result(outcome)
     return future
 
 
-class OrderedPool:
-    """Process samples with ``workers`` processes; yield outcomes in the order given."""
+def _crashed_outcome(item: Any) -> SampleOutcome:
+    problem = SampleProblem(
+        sample_id=item.id, stage="worker", reason=CRASH_REASON, source=item.source
+    )
+    return SampleOutcome(sample_id=item.id, problems=[problem])
 
-    def __init__(self, job: JobSpec, workers: int) -> None:
+
+def _crashed_scores(item: Any) -> SampleScores:
+    return SampleScores(item.id, item.axis, problem=CRASH_REASON)
+
+
+#: What a pool can run per sample: the worker function, the result for a sample that
+#: crashes its process, and the SampleProcessor method that does the same in-process.
+TASKS = {
+    "process": (process_in_worker, _crashed_outcome, "__call__"),
+    "score": (score_in_worker, _crashed_scores, "score"),
+}
+
+
+class OrderedPool:
+    """Run ``task`` on samples with ``workers`` processes; yield results in the order given.
+
+    ``SampleProblem`` items (loader errors) pass through as their outcome, unprocessed.
+    """
+
+    def __init__(self, job: JobSpec, workers: int, task: str = "process") -> None:
         self.job = job
         self.workers = workers
+        self.work, self.crashed, _ = TASKS[task]
         self.window = 2 * workers + 2  # bounded look-ahead keeps memory flat on large sources
         self.context = multiprocessing.get_context("spawn")
         self.pool = self._new_pool(workers)
@@ -60,7 +85,7 @@ class OrderedPool:
         if isinstance(item, SampleProblem):
             return _resolved(outcome_for_problem(item))
         try:
-            return self.pool.submit(process_in_worker, item)
+            return self.pool.submit(self.work, item)
         except BrokenProcessPool as broken:
             # The pool died between two submissions; _take rebuilds it and resubmits.
             future: Future[SampleOutcome] = Future()
@@ -99,25 +124,28 @@ class OrderedPool:
         """Retry one sample in a process of its own: did it, or a neighbour, crash the pool?"""
         with self._new_pool(1) as solo:
             try:
-                return solo.submit(process_in_worker, item).result()
+                return solo.submit(self.work, item).result()
             except BrokenProcessPool:
-                problem = SampleProblem(
-                    sample_id=item.id, stage="worker", reason=CRASH_REASON, source=item.source
-                )
-                return SampleOutcome(sample_id=item.id, problems=[problem])
+                return self.crashed(item)
 
 
 def ordered_outcomes(items: Iterable[Any], job: JobSpec, workers: int) -> Iterator[SampleOutcome]:
     """Outcomes in source order. One worker runs in this process (simplest to debug)."""
+    yield from ordered_results(items, job, workers, "process")
+
+
+def ordered_results(items: Iterable[Any], job: JobSpec, workers: int, task: str) -> Iterator[Any]:
+    """``task`` ("process" or "score") over ``items``, results in source order."""
     if workers <= 1:
         processor = SampleProcessor(job)
+        method = getattr(processor, TASKS[task][2])
         try:
             for item in items:
                 if isinstance(item, SampleProblem):
                     yield outcome_for_problem(item)
                 else:
-                    yield processor(item)
+                    yield method(item)
         finally:
             processor.close()
         return
-    yield from OrderedPool(job, workers).run(items)
+    yield from OrderedPool(job, workers, task).run(items)

@@ -18,6 +18,8 @@ from ..media.inputs import InputLimits, SampleInputs
 from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient, stats_delta
 from ..routing import select_transforms
+from ..routing.features import sample_features
+from ..routing.route import RouteDecision, SampleScores, score_sample
 from ..textregions.ocr import configure_ocr_cache
 from ..transforms.base import NotApplicable, Transform
 from ..transforms.registry import get_registry
@@ -40,6 +42,9 @@ class JobSpec:
     #: The rewrite model's spec (LLM mode) and how its client behaves; None: offline.
     llm: str | None = None
     model_options: ClientOptions | None = None
+    #: Routing: the terminal fallbacks that end a document sample's chain (also in
+    #: ``transforms``, so workers can run them).
+    terminal: tuple[str, ...] = ()
 
     def build_transforms(self) -> list[Transform]:
         registry = get_registry(self.plugins)
@@ -68,6 +73,29 @@ class SampleOutcome:
         return "partial" if self.problems else "ok"
 
 
+@dataclass(frozen=True)
+class RoutedSample:
+    """A sample with its routing decision, as phase two of a routed build receives it."""
+
+    sample: Sample
+    decision: RouteDecision
+
+    @property
+    def id(self) -> str:
+        return self.sample.id
+
+    @property
+    def source(self) -> Any:
+        return self.sample.source
+
+
+@dataclass(frozen=True)
+class _Failure:
+    kind: str  # "not_applicable", "error", "qc"
+    stage: str
+    reason: str
+
+
 def outcome_for_problem(problem: SampleProblem) -> SampleOutcome:
     """A loader problem: a skip (already unanswerable) or an error record."""
     if problem.skip:
@@ -81,31 +109,60 @@ class SampleProcessor:
     def __init__(self, job: JobSpec) -> None:
         self.job = job
         self.transforms = job.build_transforms()
+        self.by_name = {t.name: t for t in self.transforms}
         self.assets = AssetStore(Path(job.out_dir))
         # Workers of one run, and a resumed run, share OCR results: no page is read twice.
         configure_ocr_cache(Path(job.out_dir) / "state" / "ocr")
         self.llm = ModelClient(job.llm, job.model_options) if job.llm else None
 
-    def __call__(self, sample: Sample) -> SampleOutcome:
+    def __call__(self, item: Sample | RoutedSample) -> SampleOutcome:
+        """Validate, write the control, then the perturbed item(s) (routed: at most one)."""
         if self.llm is None:
-            return self._process(sample)
+            return self._process(item)
         before = self.llm.stats.to_json()
-        outcome = self._process(sample)
-        if self.llm.fatal_error:
-            # Every later request would fail the same way: stop rather than write an error
-            # record per sample. This sample is not committed, so a re-run redoes it.
+        outcome = self._process(item)
+        self._stop_if_model_unusable()
+        outcome.model_usage.append(stats_delta(before, self.llm.stats.to_json()))
+        return outcome
+
+    def _stop_if_model_unusable(self) -> None:
+        """Every later request would fail the same way (a refused key, an unknown model):
+        stop rather than write an error record, or a heuristic fallback, per sample. The
+        current sample is not committed, so a re-run redoes it."""
+        if self.llm is not None and self.llm.fatal_error:
             raise RunStopped(
                 f"{self.llm.label} cannot be used: {self.llm.fatal_error}."
                 " Fix the model settings and re-run the same command to resume."
             )
-        outcome.model_usage.append(stats_delta(before, self.llm.stats.to_json()))
-        return outcome
+
+    def score(self, sample: Sample) -> SampleScores:
+        """Routing step 1 for one sample: its features and every candidate's score."""
+        before = self.llm.stats.to_json() if self.llm is not None else None
+        scored = self._score(sample)
+        self._stop_if_model_unusable()
+        if self.llm is not None and before is not None:
+            scored.model_usage.append(stats_delta(before, self.llm.stats.to_json()))
+        return scored
+
+    def _score(self, sample: Sample) -> SampleScores:
+        inputs = SampleInputs(sample, self.job.limits)
+        try:
+            inputs.validate()
+            features = sample_features(sample, inputs, self.llm)
+        except SampleError as error:
+            return SampleScores(sample.id, sample.axis, problem=error.reason)
+        except Exception as exc:
+            return SampleScores(sample.id, sample.axis, problem=_describe(exc))
+        finally:
+            inputs.close()
+        return score_sample(sample, self.transforms, features)
 
     def close(self) -> None:
         if self.llm is not None:
             self.llm.close()
 
-    def _process(self, sample: Sample) -> SampleOutcome:
+    def _process(self, item: Sample | RoutedSample) -> SampleOutcome:
+        sample = item.sample if isinstance(item, RoutedSample) else item
         outcome = SampleOutcome(sample_id=sample.id)
         inputs = SampleInputs(sample, self.job.limits)
         try:
@@ -123,37 +180,82 @@ class SampleProcessor:
             inputs.close()
             return outcome
 
+        if isinstance(item, RoutedSample):
+            self._routed(item.decision, sample, inputs, control, outcome)
+        else:
+            self._all_that_fit(sample, inputs, control, outcome)
+        inputs.close()
+        return outcome
+
+    def _all_that_fit(
+        self, sample: Sample, inputs: SampleInputs, control: ControlAssets, outcome: SampleOutcome
+    ) -> None:
+        """``--no-routing``: every requested transform that fits emits an item."""
         selection = select_transforms(sample, self.transforms, self.job.routing)
         outcome.not_applicable.update(selection.not_applicable)
         if self.llm is not None:
             _prefetch(selection.candidates, sample, inputs, self.llm)
         for transform in selection.candidates:
-            try:
-                output = run_transform(transform, sample, inputs, self.job.seed, llm=self.llm)
-            except NotApplicable as reason:
-                outcome.not_applicable[transform.name] = str(reason)
-                continue
-            except SampleError as error:
+            output, failure = self._attempt(transform, sample, inputs, outcome)
+            if output is not None:
+                record = self._write_perturbed(sample, control, output, selection.record())
+                outcome.records.append(record)
+            elif failure.kind == "not_applicable":
+                outcome.not_applicable[transform.name] = failure.reason
+            else:
                 outcome.problems.append(
-                    _problem(sample, f"transform:{transform.name}", error.reason, transform.name)
+                    _problem(sample, failure.stage, failure.reason, transform.name)
                 )
-                continue
-            except Exception as exc:
-                outcome.problems.append(
-                    _problem(sample, f"transform:{transform.name}", _describe(exc), transform.name)
-                )
-                continue
-            outcome.seconds[transform.name] = output.seconds
-            if not output.qc["passed"]:
-                failed = [c for c in output.qc["checks"] if not c["passed"]]
-                detail = "; ".join(f"{c['name']} {c['detail']}".strip() for c in failed)
-                outcome.problems.append(
-                    _problem(sample, "qc", f"structural check failed: {detail}", transform.name)
-                )
-                continue
-            outcome.records.append(self._write_perturbed(sample, control, output, selection))
-        inputs.close()
-        return outcome
+
+    def _routed(
+        self,
+        decision: RouteDecision,
+        sample: Sample,
+        inputs: SampleInputs,
+        control: ControlAssets,
+        outcome: SampleOutcome,
+    ) -> None:
+        """Routing: the chosen transform, else its fallbacks in order; one item at most."""
+        if not decision.chain:
+            outcome.not_applicable["routing"] = decision.reason
+            return
+        chain = [self.by_name[name] for name in decision.chain]
+        if self.llm is not None:
+            _prefetch(chain, sample, inputs, self.llm)
+        attempts: list[dict[str, str]] = []
+        for transform in chain:
+            output, failure = self._attempt(transform, sample, inputs, outcome)
+            if output is not None:
+                record = self._write_perturbed(sample, control, output, decision.record(attempts))
+                outcome.records.append(record)
+                return
+            attempts.append({"transform": transform.name, "reason": failure.reason})
+            if failure.kind == "not_applicable":
+                outcome.not_applicable[transform.name] = failure.reason
+        tried = "; ".join(f"{a['transform']}: {a['reason']}" for a in attempts)
+        outcome.problems.append(
+            _problem(sample, "routing", f"every transform of the chain failed ({tried})")
+        )
+
+    def _attempt(
+        self, transform: Transform, sample: Sample, inputs: SampleInputs, outcome: SampleOutcome
+    ) -> tuple[TransformOutput | None, _Failure]:
+        """One transform on one sample: its output, or why there is none."""
+        stage = f"transform:{transform.name}"
+        try:
+            output = run_transform(transform, sample, inputs, self.job.seed, llm=self.llm)
+        except NotApplicable as reason:
+            return None, _Failure("not_applicable", stage, str(reason))
+        except SampleError as error:
+            return None, _Failure("error", stage, error.reason)
+        except Exception as exc:  # one transform's bug is one sample's error record
+            return None, _Failure("error", stage, _describe(exc))
+        outcome.seconds[transform.name] = output.seconds
+        if not output.qc["passed"]:
+            failed = [c for c in output.qc["checks"] if not c["passed"]]
+            detail = "; ".join(f"{c['name']} {c['detail']}".strip() for c in failed)
+            return None, _Failure("qc", "qc", f"structural check failed: {detail}")
+        return output, _Failure("", "", "")
 
     def _write_control(self, sample: Sample, inputs: SampleInputs) -> ControlAssets:
         if sample.document is not None:
@@ -172,7 +274,11 @@ class SampleProcessor:
         return ControlAssets(images=images, document=None)
 
     def _write_perturbed(
-        self, sample: Sample, control: ControlAssets, output: TransformOutput, selection: Any
+        self,
+        sample: Sample,
+        control: ControlAssets,
+        output: TransformOutput,
+        routing: dict[str, Any],
     ) -> dict[str, Any]:
         name = output.record.name
         images, document = control.images, control.document
@@ -193,7 +299,7 @@ class SampleProcessor:
             images=images,
             document=document,
             transform=output.record.to_json(),
-            routing=selection.record(),
+            routing=routing,
             preliminary=output.qc,
         )
 
@@ -228,6 +334,11 @@ def init_worker(job: JobSpec) -> None:
     _PROCESSOR = SampleProcessor(job)
 
 
-def process_in_worker(sample: Sample) -> SampleOutcome:
+def process_in_worker(item: Sample | RoutedSample) -> SampleOutcome:
     assert _PROCESSOR is not None, "init_worker was not called"
-    return _PROCESSOR(sample)
+    return _PROCESSOR(item)
+
+
+def score_in_worker(sample: Sample) -> SampleScores:
+    assert _PROCESSOR is not None, "init_worker was not called"
+    return _PROCESSOR.score(sample)

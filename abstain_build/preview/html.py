@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..model import Sample
+from ..routing.route import RouteDecision
 
 if TYPE_CHECKING:
     from .run import PreviewItem
@@ -135,6 +136,39 @@ def _rewrite(record: dict) -> list[str]:
     return ["<h3>Rewrite and gates</h3>", f"<ul class='compact'>{items}</ul>"]
 
 
+def _routing(decision: RouteDecision | None) -> str:
+    """The routing section: the sample's classes, every transform's score, the choice."""
+    if decision is None:
+        return ""
+    features = decision.features
+    classes = ", ".join(
+        f"{key.replace('_', ' ')} <b>{escape(str(features[key]))}</b>"
+        for key in ("dependency", "evidence_type")
+        if features.get(key)
+    )
+    rows = "".join(
+        f"<tr><td>{escape(s['transform'])}</td><td>{escape(s['family'])}</td>"
+        f"<td>{s['affinity']:.2f}</td><td><b>{s['score']:.3f}</b></td>"
+        f"<td>{escape('; '.join(s['hard']))}</td><td>{escape('; '.join(s['soft']))}</td></tr>"
+        for s in decision.scores
+    )
+    shown = {k: v for k, v in features.items() if k not in ("notes",) and v not in (None, "", [])}
+    chain = " → ".join(decision.chain) or "none"
+    return (
+        "<div class='card'><h2>Routing</h2>"
+        f"<p>{classes} <span class='meta'>({escape(str(features.get('classifier_mode')))})"
+        "</span></p>"
+        f"<p><b>Chosen:</b> {escape(decision.reason)}</p>"
+        f"<p><b>Fallback chain:</b> {escape(chain)}</p>"
+        "<p class='meta'>score = affinity × 0.05 per hard rule broken × 0.70 per soft"
+        " rule; eligible above 0.4 (0.25 when nothing is). In a build, the least-used family"
+        " among the eligible wins, so a dataset stays balanced.</p>"
+        "<table><tr><th>transform</th><th>family</th><th>affinity</th><th>score</th>"
+        f"<th>hard rules broken</th><th>soft rules broken</th></tr>{rows}</table>"
+        f"<h3>Features</h3>{_kv_table(shown)}</div>"
+    )
+
+
 def _card(item: PreviewItem, original_paths: list[str], sample: Sample) -> str:
     transform = item.transform
     badge = f"<span class='badge {item.status}'>{item.status.replace('_', ' ')}</span>"
@@ -151,7 +185,7 @@ def _card(item: PreviewItem, original_paths: list[str], sample: Sample) -> str:
         "<p class='q'><b>Question:</b> "
         f"{_question_diff(sample.question, item.output.question)}</p>",
         f"<p class='meta'>intensity {record['intensity']:.1f} / 100 · mode {escape(record['mode'])}"
-        f" · seed {record['seed']} · routing score: n/a (routing disabled)</p>",
+        f" · seed {record['seed']}{_score(item)}</p>",
         "<h3>Parameters used</h3>",
         _kv_table(record["params"]),
         "<h3>What was edited</h3>",
@@ -170,8 +204,16 @@ def _card(item: PreviewItem, original_paths: list[str], sample: Sample) -> str:
     return f"<div class='card'>{head}{''.join(body)}</div>"
 
 
+def _score(item: PreviewItem) -> str:
+    return "" if item.route_score is None else f" · routing score {item.route_score:.3f}"
+
+
 def render_html(
-    sample: Sample, original_paths: list[str], items: list[PreviewItem], seed: int
+    sample: Sample,
+    original_paths: list[str],
+    items: list[PreviewItem],
+    seed: int,
+    decision: RouteDecision | None = None,
 ) -> str:
     options = "".join(f"<li>{escape(o)}</li>" for o in sample.options)
     source = sample.source
@@ -204,6 +246,7 @@ def render_html(
 <p><b>Answer:</b> {escape(sample.answer)}{answer_format}</p>
 <p class="meta">{escape(summary)}. {sheet_link}</p>
 </div>
+{_routing(decision)}
 {"".join(_card(item, original_paths, sample) for item in items)}
 </body></html>
 """

@@ -17,6 +17,8 @@ from ..pipeline.apply import TransformOutput, run_transform
 from ..pipeline.assets import AssetStore, atomic_write
 from ..pipeline.prefetch import prefetch_rewrites
 from ..routing import select_transforms
+from ..routing.features import sample_features
+from ..routing.route import Balancer, RouteDecision, score_sample
 from ..transforms.base import NotApplicable, Transform
 from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
@@ -35,6 +37,8 @@ class PreviewItem:
     overlay: list[str] = field(default_factory=list)
     #: For each ``overlay`` path, the index of the original image it is drawn on.
     overlay_index: list[int] = field(default_factory=list)
+    #: The transform's routing score on this sample (None when it was not scored).
+    route_score: float | None = None
 
 
 @dataclass
@@ -76,6 +80,17 @@ def _transforms(
         return [registry.get(name)(**params.get(name, {})) for name in chosen]
     except (RegistryError, ParamError) as exc:
         raise ConfigError(str(exc)) from None
+
+
+def _route(
+    sample: Sample, inputs: SampleInputs, transforms: list[Transform], llm: ModelClient | None
+) -> RouteDecision | None:
+    """How routing would choose for this sample alone (no dataset to balance against)."""
+    try:
+        features = sample_features(sample, inputs, llm)
+    except Exception as exc:  # shown on the page; the transforms still run
+        return RouteDecision(sample.id, [], None, None, f"routing failed: {exc}")
+    return Balancer(terminal=("full_page_blur",)).choose(score_sample(sample, transforms, features))
 
 
 def _prepare_folder(out_dir: Path) -> Path:
@@ -183,6 +198,7 @@ def preview(
             store.write(f"assets/original/{name}", data)
             for name, data in zip(names, originals, strict=True)
         ]
+        decision = _route(sample, inputs, chosen, client)
         selection = select_transforms(sample, chosen)
         items: list[PreviewItem] = [
             PreviewItem(t, status="not_applicable", reason=selection.not_applicable[t.name])
@@ -206,7 +222,11 @@ def preview(
     sheet_path = out_dir / "contact_sheet.png"
     atomic_write(sheet_path, contact_sheet(sample, originals, items, out_dir))
     index = out_dir / "index.html"
-    atomic_write(index, render_html(sample, original_paths, items, seed).encode("utf-8"))
+    scores = {s["transform"]: s["score"] for s in decision.scores} if decision else {}
+    for item in items:
+        item.route_score = scores.get(item.transform.name)
+    page = render_html(sample, original_paths, items, seed, decision)
+    atomic_write(index, page.encode("utf-8"))
     return PreviewResult(
         out_dir=out_dir, index=index, contact_sheet=sheet_path, sample=sample, items=items
     )

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model import Sample
-from ..transforms.base import Transform
+
+if TYPE_CHECKING:
+    from ..transforms.base import Transform
 
 
 @dataclass
@@ -27,6 +29,13 @@ class Selection:
             "candidates": [t.name for t in self.candidates],
             "score": None,
             "reason": "routing disabled: every requested transform that fits the sample",
+            "dependency": None,
+            "evidence_type": None,
+            "classifier": None,
+            "eligible": [],
+            "relaxed": False,
+            "scores": None,
+            "attempts": [],
         }
 
 

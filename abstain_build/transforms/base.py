@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
     from ..media.inputs import SampleInputs
     from ..models import ModelClient
+    from ..routing.features import Features
+    from ..routing.scoring import Constraint
 
 
 class NotApplicable(Exception):
@@ -65,6 +67,9 @@ class Transform(abc.ABC):
     #: True for the method's terminal fallbacks: guaranteed on any valid page, meant for the
     #: end of a fallback chain, so a build leaves them out unless they are named.
     terminal_fallback: ClassVar[bool] = False
+    #: Routing: what the transform needs of a sample (hard: score x 0.05, soft: x 0.70),
+    #: on top of the rules for its kind (:func:`..routing.scoring.axis_constraints`).
+    constraints: ClassVar[tuple[Constraint, ...]] = ()
 
     def __init__(self, **overrides: Any) -> None:
         self.config: dict[str, Any] = resolve_params(self.name, self.params, overrides)
@@ -100,6 +105,16 @@ class Transform(abc.ABC):
     @abc.abstractmethod
     def plan(self, ctx: TransformContext) -> Plan:
         """Draw parameters and find regions; raise :class:`NotApplicable` with a reason."""
+
+    def affinity(self, features: Features) -> float:
+        """Routing: how well the transform suits a sample (0..1) before constraints.
+
+        Default: the method's preferences (the evidence type's preferred family; image
+        transforms for image-dependent questions, rewrites for text-sufficient ones).
+        """
+        from ..routing.scoring import family_affinity
+
+        return family_affinity(self, features)
 
     @classmethod
     def info(cls) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...routing.features import Features
 from ..registry import register_transform
 from .semantic_unanswerability import _OfflineRewrite
 
@@ -40,3 +41,7 @@ class ContradictoryPremise(_OfflineRewrite):
         " declared absent ('Assume the valve has been removed.')."
     )
     intensity_doc = "100 * share of the question's characters that changed."
+
+    def affinity(self, features: Features) -> float:
+        """Routing: stated quantities give the premise something to contradict."""
+        return min(1.0, super().affinity(features) + (0.1 if features.quantitative else 0.0))

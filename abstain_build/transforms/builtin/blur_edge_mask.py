@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...model import MODALITY, Region
+from ...routing.features import Features
 from ..base import ImagePlan, ImageTransform, TransformContext
 from ..functional.labels import label_masks, parse_roles
 from ..functional.pixels import blur_rects, coverage, fill_rects
@@ -43,6 +44,10 @@ class BlurEdgeMask(ImageTransform):
         ),
     }
     intensity_doc = "100 * share of the image blurred or masked."
+
+    def affinity(self, features: Features) -> float:
+        """Routing: labels matter most to questions about charts and diagrams."""
+        return min(1.0, super().affinity(features) + 0.1 * features.visual_keywords)
 
     def plan_image(
         self, image: np.ndarray, index: int, rng: np.random.Generator, ctx: TransformContext

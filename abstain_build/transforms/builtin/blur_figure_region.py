@@ -8,6 +8,8 @@ import numpy as np
 import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
+from ...routing.features import Features
+from ...routing.scoring import FIGURE_FOUND
 from ..base import EvidencePageTransform, TransformContext
 from ..functional.blur import blur_params, blur_strength
 from ..functional.figures import find_figures
@@ -21,6 +23,7 @@ from ..registry import register_transform
 class BlurFigureRegion(EvidencePageTransform):
     name = "blur_figure_region"
     family = "evidence_removal"
+    constraints = (FIGURE_FOUND,)
     axis = EVIDENCE
     target = "document"
     description = (
@@ -52,6 +55,11 @@ class BlurFigureRegion(EvidencePageTransform):
         "100 * min(1, radius / 25) * share of the page's content density inside the blurred"
         " regions (1 for a page blurred whole), averaged over evidence pages."
     )
+
+    def affinity(self, features: Features) -> float:
+        """Routing: a visual question is answered from the figure it blurs."""
+        bonus = 0.1 if features.evidence_type == "Visual" else 0.0
+        return min(1.0, super().affinity(features) + bonus)
 
     def plan_params(self, ctx: TransformContext) -> dict[str, Any]:
         return {**self.config, **blur_params(self.config["radius"], ctx.inputs.limits.dpi)}

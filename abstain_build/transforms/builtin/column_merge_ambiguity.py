@@ -6,6 +6,8 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...qc.leak import prints_answer
+from ...routing.features import Features
+from ...routing.scoring import NEEDS_TABLE
 from ...textregions.tables import Table, TableCell
 from ..base import TransformContext
 from ..functional.numbers import find_numbers
@@ -23,6 +25,7 @@ def _cells_text(cells: list[TableCell | None]) -> list[str]:
 class ColumnMergeAmbiguity(NumericPageTransform):
     name = "column_merge_ambiguity"
     family = "evidence_corruption"
+    constraints = (NEEDS_TABLE,)
     axis = EVIDENCE
     target = "document"
     description = (
@@ -38,6 +41,11 @@ class ColumnMergeAmbiguity(NumericPageTransform):
     }
     intensity_doc = "100 * share of the table's numeric columns merged, averaged over pages."
     nothing_to_edit = "no table with adjacent value columns on the evidence pages"
+
+    def affinity(self, features: Features) -> float:
+        """Routing: a merge hides which value belongs where: what comparisons need."""
+        bonus = 0.1 if features.evidence_type == "Comparative" else 0.0
+        return min(1.0, super().affinity(features) + bonus)
 
     def _pick(self, tables: list[Table], ctx: TransformContext) -> tuple[Table, int] | None:
         """The table and first column to merge: adjacent numeric columns, gold-answer first."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...model import EVIDENCE
 from ...rewrites.caption import caption_candidates
 from ...rewrites.offline import Candidate
+from ...routing.scoring import NEEDS_ANSWER
 from ..base import TransformContext
 from ..registry import register_transform
 from ..rewrite_base import RewriteTransform
@@ -14,6 +15,7 @@ from ..rewrite_base import RewriteTransform
 class ContradictoryCaption(RewriteTransform):
     name = "contradictory_caption"
     family = "semantic_contradiction"
+    constraints = (NEEDS_ANSWER,)
     axis = EVIDENCE
     target = "question"
     description = (
@@ -36,7 +38,13 @@ class ContradictoryCaption(RewriteTransform):
         return ctx.inputs.evidence_renders(), "\n\n".join(_evidence_texts(ctx))
 
     def no_candidate_reason(self, ctx: TransformContext) -> str:
-        return "the gold answer is empty, so there is nothing to contradict"
+        answer = ctx.sample.answer.strip()
+        if not answer:
+            return "the gold answer is empty, so there is nothing to contradict"
+        return (
+            f"no contradiction fits: the answer ({len(answer)} characters) is not a number,"
+            " has no alternative name on the evidence pages and is too long to deny in a note"
+        )
 
 
 def _evidence_texts(ctx: TransformContext) -> list[str]:

@@ -9,6 +9,7 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...qc.leak import would_print
+from ...routing.scoring import NEEDS_NUMBERS
 from ..base import TransformContext
 from ..functional.number_rewrite import Rewrite, wrong_quantity, wrong_year
 from ..functional.numbers import find_numbers
@@ -37,6 +38,7 @@ def asks_about_years(question: str, answer: str) -> bool:
 class CorruptNumericTokens(NumericPageTransform):
     name = "corrupt_numeric_tokens"
     family = "evidence_corruption"
+    constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE
     target = "document"
     description = (

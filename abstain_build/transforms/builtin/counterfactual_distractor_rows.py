@@ -11,6 +11,7 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...qc.leak import prints_answer, would_print
+from ...routing.scoring import NEEDS_NUMBERS, NEEDS_TABLE
 from ...textregions.tables import Table
 from ..base import TransformContext
 from ..functional.number_rewrite import wrong_quantity
@@ -42,6 +43,10 @@ def _words(text: str) -> set[str]:
 class CounterfactualDistractorRows(NumericPageTransform):
     name = "counterfactual_distractor_rows"
     family = "inferential_impossibility"
+    constraints = (
+        NEEDS_TABLE,
+        NEEDS_NUMBERS,
+    )
     axis = EVIDENCE
     target = "document"
     description = (

@@ -7,6 +7,7 @@ import math
 import pymupdf
 
 from ...model import EVIDENCE, PageCrop, Plan, Region
+from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
 from ..functional.locate import locate_answer
 from ..functional.pdf_edit import blank_page, crop_to_half, page_halves
@@ -32,6 +33,11 @@ class HideEvidencePage(DocumentTransform):
         ),
     }
     intensity_doc = "100 * (hidden pages + cropped pages / 2) / evidence pages."
+
+    def affinity(self, features: Features) -> float:
+        """Routing: hiding half the pages matters most when the answer spans several."""
+        bonus = 0.1 if features.cross_page else 0.0
+        return min(1.0, super().affinity(features) + bonus)
 
     def plan(self, ctx: TransformContext) -> Plan:
         pages = sorted(ctx.sample.evidence_pages)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...model import MODALITY, Region
+from ...routing.features import Features
 from ..base import ImagePlan, ImageTransform, TransformContext
 from ..functional.labels import label_masks, parse_roles
 from ..functional.pixels import coverage, fill_rects, gray_overlay
@@ -34,6 +35,10 @@ class OverlayLabelMask(ImageTransform):
         ),
     }
     intensity_doc = "100 * (alpha + (1 - alpha) * share of the image under masks)."
+
+    def affinity(self, features: Features) -> float:
+        """Routing: labels matter most to questions about charts and diagrams."""
+        return min(1.0, super().affinity(features) + 0.1 * features.visual_keywords)
 
     def plan_image(
         self, image: np.ndarray, index: int, rng: np.random.Generator, ctx: TransformContext

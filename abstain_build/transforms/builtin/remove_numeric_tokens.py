@@ -6,6 +6,7 @@ import numpy as np
 import pymupdf
 
 from ...model import EVIDENCE, Plan
+from ...routing.scoring import NEEDS_NUMBERS
 from ..base import TransformContext
 from ..functional.text_edits import TextEdit
 from ..numeric_pages import NumericPageTransform
@@ -17,6 +18,7 @@ from ..registry import register_transform
 class RemoveNumericTokens(NumericPageTransform):
     name = "remove_numeric_tokens"
     family = "evidence_corruption"
+    constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE
     target = "document"
     description = (

@@ -8,6 +8,7 @@ import numpy as np
 import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
+from ...routing.scoring import VISUAL_CONTENT
 from ..base import EvidencePageTransform, TransformContext
 from ..functional.page_content import Window, densest_window, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
@@ -23,6 +24,7 @@ HARD_CAP = 500
 class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
     family = "evidence_removal"
+    constraints = (VISUAL_CONTENT,)
     axis = EVIDENCE
     target = "document"
     description = (

@@ -1,0 +1,161 @@
+"""How a transform scores a sample: an affinity, cut down by the constraints it breaks.
+
+``score = affinity x 0.05 ** hard_violations x 0.70 ** soft_violations``: a hard
+violation (a numeric corruption with no number on the evidence) all but rules the
+transform out, a soft one (a figure blur with no figure found) makes it a weaker choice.
+A transform is eligible above 0.4, or, when nothing is, above 0.25.
+
+One hard rule is *relaxed* when it leaves a sample with nothing eligible: a question
+rewrite on an image sample that needs its image (Essential / Exclusive). Routing then
+scores again without it and records that it did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..model import EVIDENCE, MODALITY
+from .features import Features
+
+if TYPE_CHECKING:
+    from ..transforms.base import Transform
+
+HARD_FACTOR = 0.05
+SOFT_FACTOR = 0.70
+ELIGIBLE = 0.4
+ELIGIBLE_IF_NONE = 0.25
+
+IMAGE_NEEDED = ("Essential", "Exclusive")
+TEXT_SUFFICES = ("Decorative", "Partial")
+
+#: The family the method prefers for each evidence type (SPEC section 3).
+PREFERRED_FAMILY = {
+    "Extractive": "evidence_removal",
+    "Comparative": "evidence_removal",
+    "Aggregation": "evidence_corruption",
+    "Counting": "evidence_corruption",
+    "Temporal": "inferential_impossibility",
+    "Descriptive": "semantic_contradiction",
+    "Visual": "semantic_contradiction",
+}
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A condition a transform needs of a sample; ``holds`` says whether it is met."""
+
+    name: str
+    holds: Callable[[Features], bool]
+    hard: bool = True
+    #: Dropped when, with it, no transform of the sample would be eligible.
+    relaxable: bool = False
+
+
+@dataclass
+class RouteScore:
+    """One transform's score on one sample, with the constraints it broke."""
+
+    transform: str
+    family: str
+    affinity: float
+    score: float
+    hard: list[str] = field(default_factory=list)
+    soft: list[str] = field(default_factory=list)
+    relaxed: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "transform": self.transform,
+            "family": self.family,
+            "affinity": round(self.affinity, 3),
+            "score": round(self.score, 4),
+            "hard": self.hard,
+            "soft": self.soft,
+            "relaxed": self.relaxed,
+        }
+
+
+def family_affinity(transform: Transform, features: Features) -> float:
+    """The default affinity: what the method prefers for the sample's classes."""
+    if transform.axis == EVIDENCE:
+        preferred = PREFERRED_FAMILY.get(features.evidence_type or "")
+        return 0.8 if transform.family == preferred else 0.5
+    if transform.target == "image":
+        value = 0.5 + 0.4 * features.image_dependency - 0.2 * features.text_sufficiency
+    else:
+        value = 0.5 + 0.4 * features.text_sufficiency - 0.2 * features.image_dependency
+    return min(1.0, max(0.05, value))
+
+
+def axis_constraints(transform: Transform) -> tuple[Constraint, ...]:
+    """The rules every transform of a kind obeys (image transforms, image-sample rewrites)."""
+    if transform.axis != MODALITY:
+        return ()
+    if transform.target == "image":
+        return (
+            Constraint(
+                "image transforms need an image the question depends on (Essential/Exclusive)",
+                lambda f: f.dependency in IMAGE_NEEDED,
+            ),
+        )
+    if transform.target == "question":
+        return (
+            Constraint(
+                "question rewrites are for questions the text mostly answers (Decorative/Partial)",
+                lambda f: f.dependency in TEXT_SUFFICES,
+                relaxable=True,
+            ),
+        )
+    return ()
+
+
+def score_transform(transform: Transform, features: Features, relax: bool = False) -> RouteScore:
+    """``transform``'s score on a sample; ``relax`` drops the relaxable constraints."""
+    affinity = float(transform.affinity(features))
+    result = RouteScore(transform.name, transform.family, affinity, affinity)
+    for constraint in (*axis_constraints(transform), *transform.constraints):
+        if constraint.holds(features):
+            continue
+        if relax and constraint.relaxable:
+            result.relaxed.append(constraint.name)
+            continue
+        if constraint.hard:
+            result.hard.append(constraint.name)
+            result.score *= HARD_FACTOR
+        else:
+            result.soft.append(constraint.name)
+            result.score *= SOFT_FACTOR
+    return result
+
+
+def eligible(scores: list[RouteScore]) -> tuple[list[RouteScore], float]:
+    """The scores above 0.4, else above 0.25 (best first), and the threshold used."""
+    for threshold in (ELIGIBLE, ELIGIBLE_IF_NONE):
+        chosen = [s for s in scores if s.score > threshold]
+        if chosen:
+            return sorted(chosen, key=lambda s: (-s.score, s.transform)), threshold
+    return [], ELIGIBLE_IF_NONE
+
+
+# -- constraints the built-in transforms declare ----------------------------------------------
+
+NEEDS_NUMBERS = Constraint(
+    "needs numbers printed on the evidence pages", lambda f: f.numbers_on_evidence > 0
+)
+NEEDS_TABLE = Constraint("needs a table on the evidence pages", lambda f: f.has_table)
+NEEDS_TIME = Constraint(
+    "needs a time reference in the question (a year, FY2020, Q3 2015)", lambda f: f.time_reference
+)
+NEEDS_ANSWER = Constraint("needs a gold answer to contradict", lambda f: f.answer_present)
+FIGURE_FOUND = Constraint(
+    "works best on a figure or chart (else the whole page is blurred)",
+    lambda f: f.has_figure,
+    hard=False,
+)
+VISUAL_CONTENT = Constraint(
+    "works best where figures or tables hold the evidence",
+    lambda f: f.has_figure or f.has_table,
+    hard=False,
+)

@@ -205,6 +205,7 @@ def test_a_build_in_llm_mode_records_usage_caches_replies_and_never_writes_the_k
 ) -> None:
     server.responder = good_rewriter
     out = tmp_path / "out"
+    spec = f"openai:rewriter@{server.openai_url}"
     args = (
         "transform",
         str(FIXTURES / "mmmu"),
@@ -213,7 +214,7 @@ def test_a_build_in_llm_mode_records_usage_caches_replies_and_never_writes_the_k
         "-t",
         "image_question_mismatch,multiple_correct_answers",
         "--llm",
-        f"openai:rewriter@{server.openai_url}",
+        spec,
         "-j",
         "2",
     )
@@ -222,6 +223,8 @@ def test_a_build_in_llm_mode_records_usage_caches_replies_and_never_writes_the_k
     rows = read_jsonl(out / "data.jsonl")
     rewrites = [r for r in rows if r["transform"]]
     assert rewrites and all(r["transform"]["mode"] == "llm" for r in rewrites)
+    # Routing asked the same model for each question's image dependency.
+    assert all(r["routing"]["classifier"] == f"llm:{spec}" for r in rewrites)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["models"]["llm"] == f"openai:rewriter@{server.openai_url}"
     (usage,) = manifest["models"]["usage"]

@@ -81,8 +81,10 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
         + (
             "routing off (`--no-routing`): every requested transform that fits a sample."
             if config["routing"] == "none"
-            else f"{config['routing']}."
+            else "question-aware routing, one counterpart per sample (the least-used eligible"
+            " family first; fallbacks when a transform fails)."
         ),
+        *_routing_lines(manifest.get("routing") or {}),
         f"- Generation: {manifest['models']['mode']}.",
         *_usage_lines(manifest["models"].get("usage") or []),
         "- Verification: structural checks only; no judge models were configured, so"
@@ -164,3 +166,15 @@ def _usage_lines(usage: list[dict[str, Any]]) -> list[str]:
         f" {item['output_tokens']} output tokens."
         for item in usage
     ]
+
+
+def _routing_lines(routing: dict[str, Any]) -> list[str]:
+    """The routed family mix per subset, with its spread (largest share minus smallest)."""
+    lines = []
+    for axis, data in (routing.get("families") or {}).items():
+        mix = ", ".join(f"{family} {count}" for family, count in data["counts"].items())
+        lines.append(
+            f"- Routed families ({AXIS_TITLES.get(axis, axis)}): {mix}; spread"
+            f" {data['spread']:.0%}."
+        )
+    return lines

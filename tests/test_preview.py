@@ -327,3 +327,16 @@ def test_preview_refuses_to_write_into_a_build_output(tmp_path: Path, fixtures_d
     with pytest.raises(ConfigError, match="holds an abstain-build dataset"):
         preview(fixtures_dir / "mmmu", "fixture_chart_bar", out)
     assert sorted(p.name for p in (out / "assets").iterdir()) == before
+
+
+def test_the_routing_section_scores_every_transform_and_names_the_chain(
+    doc_preview: PreviewResult,
+) -> None:
+    page = doc_preview.index.read_text()
+    assert "<h2>Routing</h2>" in page and "Fallback chain:" in page
+    scored = [item for item in doc_preview.items if item.route_score is not None]
+    candidates = [i for i in doc_preview.items if not i.transform.terminal_fallback]
+    assert len(scored) == len(candidates)  # terminal fallbacks are chain ends, not scored
+    assert all(f"routing score {item.route_score:.3f}" in page for item in scored)
+    # The features routing read from the evidence page are on the page too.
+    assert "numbers_on_evidence" in page and "evidence_type" in page

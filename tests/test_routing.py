@@ -100,6 +100,23 @@ def test_temporal_drift_needs_a_time_reference() -> None:
     dated = question_features(document_sample("What was the revenue in FY2019?"))
     assert score_transform(drift, timeless).hard
     assert not score_transform(drift, dated).hard
+    dated.document_period = False  # a document whose text names no year
+    assert score_transform(drift, dated).hard
+
+
+def test_a_caption_needs_an_answer_a_note_can_contradict() -> None:
+    caption = get_registry().get("contradictory_caption")()
+    short = question_features(document_sample("Who is the CEO?", "Jane Doe"))
+    number = question_features(document_sample("What was the revenue?", "4.2 million"))
+    long = question_features(
+        document_sample(
+            "Describe the products.",
+            "grid-scale battery storage systems and industrial gas turbines for utilities",
+        )
+    )
+    assert not score_transform(caption, short).hard
+    assert not score_transform(caption, number).hard
+    assert score_transform(caption, long).hard
 
 
 # -- balancing and chains -----------------------------------------------------------------------

@@ -38,6 +38,20 @@ NEGATIONS = (
 _NAME = re.compile(r"\b[A-Z][A-Za-z&'-]+(?:\s+[A-Z][A-Za-z&'-]+){0,3}\b")
 
 
+#: The longest answer a note can deny outright ("... it is not <answer>.").
+MAX_DENIED = 60
+
+
+def contradictable(answer: str, answer_format: str | None) -> bool:
+    """Whether a note can contradict this answer without the evidence pages: one of its
+    items is a single number, or short enough to deny (names on the pages may add more)."""
+    for item in answer_items(answer, answer_format):
+        numbers = [t for t in find_numbers(item) if t.is_quantity or t.kind == "year"]
+        if len(numbers) == 1 or 0 < len(item.strip().rstrip(".?!:;")) <= MAX_DENIED:
+            return True
+    return False
+
+
 def _wrong_number(item: str, rng: np.random.Generator) -> str | None:
     tokens = [t for t in find_numbers(item) if t.is_quantity or t.kind == "year"]
     if len(tokens) != 1:
@@ -91,7 +105,7 @@ def caption_candidates(
                 name = names[int(rng.integers(len(names)))]
                 claims.append((template_id, template.format(wrong=name)))
         denied = target.strip().rstrip(".?!:;")
-        if 0 < len(denied) <= 60:
+        if 0 < len(denied) <= MAX_DENIED:
             claims += [(tid, template.format(gold=denied)) for tid, template in NEGATIONS]
     order = rng.permutation(len(claims))
     base = question.rstrip()

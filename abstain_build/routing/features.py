@@ -48,9 +48,16 @@ class Features:
     #: The question or its answer is a quantity (numbers, formulas, numeric answer).
     quantitative: bool = False
     time_reference: bool = False
+    #: The question names a year, fiscal year or quarter with a year (what drift moves).
+    question_years: bool = False
+    #: The document's text layer mentions years (the period drift moves away from);
+    #: None when the document was not read.
+    document_period: bool | None = None
     #: 0..1: length, conditions and steps of the question.
     reasoning_complexity: float = 0.0
     answer_present: bool = True
+    #: A note can contradict the answer (a single number, or short enough to deny).
+    answer_contradictable: bool = True
     # -- evidence pages (document samples) ------------------------------------------------
     evidence_pages: int = 0
     cross_page: bool = False
@@ -69,13 +76,17 @@ class Features:
 def question_features(sample: Sample, llm: Any = None, images: Sequence[bytes] = ()) -> Features:
     """Everything that comes from the question (and answer) alone; ``llm`` (with the
     sample's ``images``) classifies the image dependency instead of the heuristic."""
+    from ..rewrites.caption import contradictable
+    from ..transforms.functional.timeref import find_years
     from .dependency import classify_dependency
     from .evidence_type import classify_evidence, has_time_reference
 
     question = sample.question
     features = Features(axis=sample.axis, n_images=len(sample.images))
     features.time_reference = has_time_reference(question)
+    features.question_years = bool(find_years(question))
     features.answer_present = bool(sample.answer.strip())
+    features.answer_contradictable = contradictable(sample.answer, sample.answer_format)
     numeric_answer = (sample.answer_format or "").lower() in _NUMERIC_FORMATS
     features.quantitative = bool(
         numeric_answer or len(_NUMBER.findall(question)) >= 2 or _FORMULA.search(question)
@@ -128,7 +139,9 @@ def add_evidence_features(features: Features, sample: Sample, inputs: SampleInpu
     from ..transforms.functional.figures import find_figures
     from ..transforms.functional.page_content import analyse_page, normalised_page
     from ..transforms.functional.page_numbers import page_numbers
+    from ..transforms.functional.timeref import coverage
 
+    features.document_period = coverage(inputs.page_texts()) is not None
     pages = sorted(set(sample.evidence_pages))
     features.evidence_pages = len(pages)
     features.cross_page = len(pages) > 1

@@ -146,9 +146,17 @@ NEEDS_NUMBERS = Constraint(
 )
 NEEDS_TABLE = Constraint("needs a table on the evidence pages", lambda f: f.has_table)
 NEEDS_TIME = Constraint(
-    "needs a time reference in the question (a year, FY2020, Q3 2015)", lambda f: f.time_reference
+    "needs a year in the question (2019, FY2020, Q3 2015)",
+    lambda f: f.time_reference and f.question_years,
 )
-NEEDS_ANSWER = Constraint("needs a gold answer to contradict", lambda f: f.answer_present)
+NEEDS_PERIOD = Constraint(
+    "needs years in the document's text (the period to move away from)",
+    lambda f: f.document_period is not False,
+)
+NEEDS_ANSWER = Constraint(
+    "needs a gold answer a note can contradict (a number, or 60 characters or less)",
+    lambda f: f.answer_present and f.answer_contradictable,
+)
 FIGURE_FOUND = Constraint(
     "works best on a figure or chart (else the whole page is blurred)",
     lambda f: f.has_figure,

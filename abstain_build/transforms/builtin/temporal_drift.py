@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 from ...model import EVIDENCE, Plan, TokenEdit
-from ...routing.scoring import NEEDS_TIME
+from ...routing.scoring import NEEDS_PERIOD, NEEDS_TIME
 from ..base import NotApplicable, QuestionTransform, TransformContext
 from ..functional.timeref import coverage, find_years, mentions_quarter, replace_years
 from ..params import Param
@@ -16,7 +16,7 @@ from ..registry import register_transform
 class TemporalDrift(QuestionTransform):
     name = "temporal_drift"
     family = "inferential_impossibility"
-    constraints = (NEEDS_TIME,)
+    constraints = (NEEDS_TIME, NEEDS_PERIOD)
     axis = EVIDENCE
     target = "question"
     description = (

@@ -1,0 +1,144 @@
+"""What a judge sees, what it returns, and the registry judges are found in.
+
+A judge is named on the command line: ``offline:leak`` and ``offline:retention`` are
+registered reference judges; ``openai:MODEL[@URL]`` and ``anthropic:MODEL[@URL]`` make a
+model judge. Users register their own with :func:`register_judge`, as with transforms.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+ANSWERABLE = "ANSWERABLE"
+UNANSWERABLE = "UNANSWERABLE"
+#: The judge could not decide (a model call that failed after its retries, unreadable
+#: input): the item gets ``qc_error``, never acceptance.
+ERROR = "ERROR"
+CONFIDENCES = ("LOW", "MEDIUM", "HIGH")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The original, for reference judges only: never shown to a model judge."""
+
+    question: str
+    answer: str
+    answer_format: str | None
+    #: The original images, or the original evidence pages rendered (PNG), in the same
+    #: order as the perturbed item's ``images``.
+    images: tuple[bytes, ...] = ()
+    #: The original PDF (documents).
+    document: bytes | None = None
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """One perturbed item, as a judge receives it."""
+
+    id: str
+    axis: str
+    question: str
+    options: tuple[str, ...] = ()
+    #: The perturbed images, or the perturbed evidence pages rendered (PNG).
+    images: tuple[bytes, ...] = ()
+    #: The perturbed PDF (documents); its text layer is what a model could read.
+    document: bytes | None = None
+    #: 1-based evidence page numbers, one per image for documents.
+    pages: tuple[int, ...] = ()
+    #: The item's ``transform`` record (name, family, target, edits...). Reference judges
+    #: may use it (e.g. to undo a darkening before reading); model judges never see it.
+    transform: dict[str, Any] = field(default_factory=dict)
+    reference: Reference | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judge's decision on one item."""
+
+    judge: str
+    verdict: str  # ANSWERABLE, UNANSWERABLE or ERROR
+    confidence: str  # LOW, MEDIUM or HIGH ("" for ERROR)
+    justification: str
+    #: "model" (sees only the perturbed item) or "reference" (compares with the original).
+    kind: str
+    #: The measurement behind a reference verdict (e.g. the share of evidence retained).
+    score: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge,
+            "verdict": self.verdict,
+            "confidence": self.confidence,
+            "justification": self.justification,
+            "kind": self.kind,
+            "score": None if self.score is None else round(float(self.score), 4),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Verdict:
+        return cls(**data)
+
+
+class Judge(abc.ABC):
+    """Base of every judge. ``name`` is what users type after ``--judge``."""
+
+    name: ClassVar[str] = ""
+    kind: ClassVar[str] = "reference"
+    description: ClassVar[str] = ""
+
+    @abc.abstractmethod
+    def judge(self, item: JudgeItem) -> Verdict:
+        """The verdict on ``item``; a failure to decide is ``Verdict(..., ERROR, ...)``."""
+
+    def close(self) -> None:  # noqa: B027 - most judges hold nothing
+        """Release what the judge holds (model clients, OCR engines)."""
+
+    def verdict(
+        self, verdict: str, confidence: str, justification: str, score: float | None = None
+    ) -> Verdict:
+        """A verdict signed by this judge."""
+        return Verdict(self.name, verdict, confidence, justification, self.kind, score)
+
+
+_JUDGES: dict[str, type[Judge]] = {}
+
+
+def register_judge(cls: type[Judge]) -> type[Judge]:
+    """Class decorator: make ``cls`` available as ``--judge <cls.name>``."""
+    if not cls.name or ":" not in cls.name:
+        raise TypeError(f"{cls.__name__}: a judge name looks like 'offline:leak'")
+    if cls.name in _JUDGES and _JUDGES[cls.name] is not cls:
+        raise TypeError(f"judge {cls.name!r} is already registered")
+    _JUDGES[cls.name] = cls
+    return cls
+
+
+def judge_names() -> list[str]:
+    _load_builtin()
+    return sorted(_JUDGES)
+
+
+def get_judge(spec: str, model_factory: Callable[[str], Judge] | None = None) -> Judge:
+    """The judge named ``spec``: a registered one, else a model judge made from the spec."""
+    from ...models.spec import PROVIDERS
+
+    if spec.split(":", 1)[0] in PROVIDERS and spec not in _JUDGES and model_factory:
+        return model_factory(spec)  # no need to load the offline judges' OCR and models
+    _load_builtin()
+    if spec in _JUDGES:
+        return _JUDGES[spec]()
+    if model_factory is None:
+        from ...errors import ConfigError
+
+        raise ConfigError(
+            f"unknown judge {spec!r}: use one of {', '.join(judge_names())} or a model spec"
+            " (openai:MODEL[@URL], anthropic:MODEL[@URL])"
+        )
+    return model_factory(spec)
+
+
+def _load_builtin() -> None:
+    from . import offline  # noqa: F401  (registers offline:leak and offline:retention)

@@ -18,7 +18,8 @@ $(STAMP): pyproject.toml constraints.txt
 
 setup: system-deps $(STAMP)
 
-# Tesseract is installed with apt when running as root; otherwise say how to get it.
+# Tesseract, and Chromium (the review page's browser test; skipped without it), are
+# installed with apt when running as root; otherwise say how to get them.
 system-deps:
 	@if ! command -v tesseract >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
@@ -26,6 +27,15 @@ system-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng >/dev/null; \
 	  else \
 	    echo "note: tesseract is not installed (sudo apt-get install tesseract-ocr tesseract-ocr-eng)"; \
+	  fi; \
+	fi
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium with apt-get"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || echo "note: chromium could not be installed; the review page's browser test will be skipped"; \
+	  else \
+	    echo "note: chromium is not installed; the review page's browser test will be skipped (sudo apt-get install chromium)"; \
 	  fi; \
 	fi
 

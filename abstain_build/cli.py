@@ -177,6 +177,23 @@ def transform(
     param: ParamOption = None,
     plugin: PluginOption = None,
     llm: LlmOption = None,
+    qc: Annotated[
+        str | None,
+        typer.Option(
+            "--qc",
+            help="Verify each item: offline (reference judges, the default), judges (the two"
+            " --judge), none (structural checks only).",
+        ),
+    ] = None,
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge",
+            help="A judge (give two): a model spec (openai:MODEL\\[@URL],"
+            " anthropic:MODEL\\[@URL]) or a registered one (offline:leak, offline:retention).",
+            metavar="SPEC",
+        ),
+    ] = None,
     concurrency: Annotated[
         int | None,
         typer.Option(help="Model calls in flight at once, over all workers (default 4)."),
@@ -217,6 +234,8 @@ def transform(
         "transform_params": _parse_params(param),
         "plugins": _plugins(plugin),
         "llm": llm,
+        "qc": qc,
+        "judges": judge or None,
         "model_concurrency": concurrency,
         "model_timeout": model_timeout,
         "limit": limit,
@@ -269,6 +288,13 @@ def _summary(config: BuildConfig, result: Any, seconds: float) -> None:
     if counts["by_transform"]:
         err.print(
             "  per transform: " + ", ".join(f"{k} {v}" for k, v in counts["by_transform"].items())
+        )
+    qc = counts["qc"]["overall"]
+    if qc["judged"]:
+        err.print(
+            f"  qc ({', '.join(result.manifest['models']['judges'])}): "
+            + ", ".join(f"{k} {v}" for k, v in qc["counts"].items()),
+            highlight=False,
         )
     if skipped:
         err.print(
@@ -327,6 +353,82 @@ def preview(
         err.print(f"  [{style}]{item.transform.name:<26} {item.status}{reason}[/]", highlight=False)
     err.print(f"[bold green]preview[/] {result.index}")
     err.print(f"  contact sheet: {result.contact_sheet}")
+
+
+@app.command()
+def qc(
+    out_dir: Annotated[Path, typer.Argument(help="A dataset folder built by `transform`.")],
+    judge: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge",
+            help="A judge (give two; default: offline:leak and offline:retention).",
+            metavar="SPEC",
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option(help="Model calls in flight at once, over both judges.")
+    ] = 4,
+    model_timeout: Annotated[float, typer.Option(help="Seconds per model call attempt.")] = 120.0,
+    redo: Annotated[
+        bool, typer.Option("--redo", help="Judge every item again (the reply cache still holds).")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    plugin: PluginOption = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    """Verify a built dataset with two judges; resumable, without rebuilding anything."""
+    from .models import ClientOptions
+    from .qc.rerun import rerun_qc
+    from .qc.verify import OFFLINE_JUDGES, QcSpec, Verifier
+
+    _logging(debug)
+    names = tuple(judge or OFFLINE_JUDGES)
+    if len(names) < 2:
+        raise _fail("give two judges: --judge A --judge B")
+    options = ClientOptions(
+        cache_path=out_dir / "state" / "models.sqlite",
+        concurrency=max(1, concurrency // len(names)),  # each judge its share
+        timeout=model_timeout,
+    )
+    try:
+        _registry(_plugins(plugin))  # a plugin may register judges
+        verifier = Verifier(QcSpec(judges=names, model_options=options))
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    try:
+        with _progress(not as_json and err.is_terminal) as bar:
+            task = bar.add_task("qc", total=None)
+            result = rerun_qc(
+                out_dir,
+                verifier,
+                concurrency=concurrency,
+                redo=redo,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    except KeyboardInterrupt:
+        err.print("interrupted: re-run the same command to resume")
+        raise typer.Exit(130) from None
+    finally:
+        verifier.close()
+    if as_json:
+        print(json.dumps({"judged": result.judged, "resumed": result.resumed, **result.rates}))
+        return
+    overall = result.rates["overall"]
+    err.print(
+        f"[bold green]qc[/] {overall['judged']} items ({result.judged} judged now,"
+        f" {result.resumed} from an earlier run): "
+        + ", ".join(f"{k} {v}" for k, v in overall["counts"].items()),
+        highlight=False,
+    )
+    for family, block in result.rates["by_family"].items():
+        err.print(
+            f"  {family}: " + ", ".join(f"{k} {v}" for k, v in block["counts"].items()),
+            highlight=False,
+        )
+    err.print(f"  data: {out_dir / 'data.jsonl'} (qc.status per item)")
 
 
 @app.command()
@@ -533,6 +635,109 @@ def transforms_show(
             bounds = f"[{low}, {high}]"
         table.add_row(pname, spec["type"], repr(spec["default"]), bounds, spec["help"])
     out.print(table)
+
+
+@app.command()
+def review(
+    dataset: Annotated[Path, typer.Argument(help="A built dataset folder (with data.jsonl).")],
+    annotator: Annotated[
+        str | None,
+        typer.Option(
+            "--annotator",
+            "-a",
+            help="Your name: votes go to DIR/review/votes-NAME.jsonl (else the page asks).",
+        ),
+    ] = None,
+    audit: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Also review N unflagged unanswerable items, spread evenly over transform"
+            " families (fixed when the queue is first created).",
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed of the audit sample and the queue order (default 0).")
+    ] = None,
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port on 127.0.0.1 (0: any free port).")
+    ] = 8765,
+    finalize: Annotated[
+        bool,
+        typer.Option(
+            "--finalize",
+            help="Apply the annotators' majority to data.jsonl and write review/summary.json.",
+        ),
+    ] = False,
+    min_annotators: Annotated[
+        int, typer.Option(min=1, help="With --finalize: votes (not skips) an item needs.")
+    ] = 3,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="With --finalize: print the summary as JSON.")
+    ] = False,
+) -> None:
+    """Humans vote on flagged items (and an audit sample) in a local page; --finalize
+    applies the majority and reports agreement."""
+    from .review import AnnotatorError, ReviewError
+    from .review import finalize as run_finalize
+    from .review.queue import flagged_outside, read_records
+    from .review.report import print_summary
+    from .review.server import open_server, serve
+    from .review.votes import REVIEW_DIR
+
+    if finalize:
+        try:
+            summary = run_finalize(dataset, min_annotators=min_annotators)
+        except ReviewError as exc:
+            raise _fail(str(exc)) from None
+        if as_json:
+            print(json.dumps(summary, ensure_ascii=False, indent=1))
+        else:
+            print_summary(summary, out)
+            out.print(f"labels written to {dataset / 'data.jsonl'}", highlight=False)
+            out.print(f"summary: {dataset / REVIEW_DIR / 'summary.json'}", highlight=False)
+        return
+    if as_json:
+        raise _fail("--json goes with --finalize")
+    try:
+        server = open_server(dataset, port, annotator, audit, seed)
+    except (ReviewError, AnnotatorError) as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(
+            f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); pass another --port"
+        ) from None
+    queue = server.session.queue
+    if not queue.items:
+        server.server_close()
+        err.print(
+            f"nothing to review in {dataset}: no flagged items"
+            + ("" if audit else " (add --audit N to check a sample of the others)"),
+            highlight=False,
+        )
+        raise typer.Exit(0)
+    left_out = flagged_outside(queue, read_records(dataset))
+    err.print(
+        f"[bold]review[/]: {len(queue.items)} items ({queue.count('flagged')} flagged,"
+        f" {queue.count('audit')} audit) from {dataset}",
+        highlight=False,
+    )
+    if left_out:
+        err.print(
+            f"  [yellow]note[/]: {left_out} flagged item(s) are not in the queue fixed in"
+            f" {dataset / REVIEW_DIR / 'queue.json'}",
+            highlight=False,
+        )
+    if annotator:
+        err.print(f"  open {server.url(annotator)}", highlight=False)
+        err.print(f"  votes: {dataset / REVIEW_DIR / f'votes-{annotator}.jsonl'}", highlight=False)
+    else:
+        err.print(
+            f"  open {server.url()} (it asks for a name; or add ?annotator=NAME)", highlight=False
+        )
+    err.print("  each vote is saved as it is cast; Ctrl-C to stop", highlight=False)
+    serve(server)
+    err.print(f"stopped; votes are in {dataset / REVIEW_DIR}", highlight=False)
 
 
 @app.command()

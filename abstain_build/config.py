@@ -41,6 +41,10 @@ class BuildConfig:
     llm: str | None = None
     model_concurrency: int = 4  # model calls in flight at once, over all workers
     model_timeout: float = 120.0  # seconds per HTTP attempt
+    #: Verification: "offline" (the offline reference judges), "judges" (the ``judges``
+    #: given), "none" (structural checks only). None: "judges" if judges are given.
+    qc: str | None = None
+    judges: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -64,6 +68,22 @@ class BuildConfig:
             from .models.spec import parse_spec
 
             self.llm = parse_spec(self.llm).label  # ConfigError for a malformed spec
+        self._check_qc()
+
+    def _check_qc(self) -> None:
+        from .qc.verify import QC_MODES
+
+        if self.qc is None:
+            self.qc = "judges" if self.judges else "offline"
+        if self.qc not in QC_MODES:
+            raise ConfigError(f"qc {self.qc!r} is not one of {', '.join(QC_MODES)}")
+        if self.qc == "judges" and len(self.judges) < 2:
+            raise ConfigError(
+                "--qc judges needs two judges: --judge A --judge B (model specs such as"
+                " openai:MODEL[@URL], or offline:leak / offline:retention)"
+            )
+        if self.qc != "judges" and self.judges:
+            raise ConfigError(f"--judge is given, but --qc is {self.qc}: use --qc judges")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

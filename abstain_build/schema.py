@@ -35,7 +35,14 @@ _TOKEN = {
     "bbox": ["float64"],
 }
 _CHECK = {"name": "string", "passed": "bool", "detail": "string"}
-_JUDGE = {"judge": "string", "verdict": "string", "confidence": "string", "justification": "string"}
+_JUDGE = {
+    "judge": "string",
+    "verdict": "string",
+    "confidence": "string",
+    "justification": "string",
+    "kind": "string",
+    "score": "float64",
+}
 
 RECORD: dict[str, Any] = {
     "id": "string",
@@ -96,6 +103,15 @@ RECORD: dict[str, Any] = {
         "status": "string",
         "preliminary": {"passed": "bool", "checks": [_CHECK]},
         "judges": [_JUDGE],
+        "self_check": "string",  # JSON text: the model's attempt (LLM mode)
+        "rejected": [{"transform": "string", "reason": "string", "judges": [_JUDGE]}],
+        "human": {
+            "label": "string",
+            "outcome": "string",
+            "votes": [{"annotator": "string", "vote": "string"}],
+            "reason": "string",
+            "status_before": "string",
+        },
     },
     "source": {
         "dataset": "string",

@@ -214,6 +214,8 @@ BUILD_FLAGS = [
     "--no-routing",
     "--param",
     "adaptive_darkness.divisor=12",
+    "--qc",
+    "none",
 ]
 BUILD_TOML = """\
 source = "../data/mmmu"
@@ -222,6 +224,7 @@ seed = 3
 limit = 3
 transforms = ["adaptive_darkness"]
 routing = "none"
+qc = "none"
 
 [transform_params.adaptive_darkness]
 divisor = 12
@@ -307,6 +310,8 @@ def test_param_flag_values_are_typed_like_toml(tmp_path: Path) -> None:
         "adaptive_darkness",
         "--param",
         "adaptive_darkness.divisor=12",
+        "--qc",
+        "none",
     )
     assert done.returncode == 0, done.stderr
     manifest = json.loads((out / "manifest.json").read_text())

@@ -57,12 +57,14 @@ def question_shown(received: Received) -> str:
 
 
 def good_rewriter(received: Received) -> Action:
-    """A model that always has one good candidate after a paraphrase of the question (and
-    finds every question Partial when routing asks for its image dependency)."""
+    """A model that always has one good candidate after a paraphrase of the question (finds
+    every question Partial when routing asks, and cannot answer a rewrite in the self-check)."""
     prompt = received.texts()[-1]
     if '"class"' in prompt:
         verdict = {"class": "Partial", "text_sufficiency": 0.7, "image_dependency": 0.4}
         return reply(json.dumps(verdict))
+    if '"answerable"' in prompt:  # QC's self-check: the model cannot answer the rewrite
+        return reply(json.dumps({"answerable": False, "answer": "", "confidence": "LOW"}))
     if '"notes"' in prompt:
         return candidates(GOOD_NOTE, key="notes")
     question = question_shown(received)

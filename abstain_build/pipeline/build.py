@@ -17,6 +17,7 @@ from ..loaders import Source, open_source
 from ..media.inputs import InputLimits
 from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient, merge_stats
+from ..qc.verify import OFFLINE_JUDGES, QcSpec, make_judge
 from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
 from .assets import atomic_write
@@ -94,11 +95,23 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
         llm=config.llm,
         model_options=model_options(config) if config.llm else None,
         terminal=terminal,
+        qc=qc_spec(config),
     )
     if config.llm:
         # Fails now, before anything is written, when the key is missing.
         ModelClient(config.llm, dataclasses.replace(job.model_options, cache_path=None)).close()
     return job, described
+
+
+def qc_spec(config: BuildConfig) -> QcSpec | None:
+    """The run's verification, its judges checked now (an unknown name, a missing key)."""
+    if config.qc == "none":
+        return None
+    names = tuple(config.judges) if config.qc == "judges" else OFFLINE_JUDGES
+    options = dataclasses.replace(model_options(config), cache_path=None)
+    for name in names:
+        make_judge(name, options).close()
+    return QcSpec(judges=names, self_check=bool(config.llm), model_options=model_options(config))
 
 
 def model_options(config: BuildConfig) -> ClientOptions:

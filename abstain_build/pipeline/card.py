@@ -87,8 +87,7 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
         *_routing_lines(manifest.get("routing") or {}),
         f"- Generation: {manifest['models']['mode']}.",
         *_usage_lines(manifest["models"].get("usage") or []),
-        "- Verification: structural checks only; no judge models were configured, so"
-        ' unanswerable items carry `qc.status = "unverified"`.',
+        *_verification_lines(manifest, counts),
         "",
         "## Items per subset",
         "",
@@ -177,4 +176,41 @@ def _routing_lines(routing: dict[str, Any]) -> list[str]:
             f"- Routed families ({AXIS_TITLES.get(axis, axis)}): {mix}; spread"
             f" {data['spread']:.0%}."
         )
+    return lines
+
+
+def _verification_lines(manifest: dict[str, Any], counts: BuildCounts) -> list[str]:
+    """How items were verified, and what QC decided per family."""
+    config = manifest["config"]
+    if config.get("qc", "none") == "none":
+        return [
+            "- Verification: structural checks only (`--qc none`), so unanswerable items"
+            ' carry `qc.status = "unverified"`.'
+        ]
+    judges = manifest["models"].get("judges") or []
+    reference = all(name.startswith("offline:") for name in judges)
+    kind = (
+        "offline reference judges (they compare with the original and its answer; they are"
+        " checks, not test-takers)"
+        if reference
+        else "judges that see only the perturbed item"
+    )
+    qc = counts.to_json()["qc"]
+    lines = [
+        f"- Verification: {', '.join(f'`{j}`' for j in judges)}, {kind}. Both UNANSWERABLE:"
+        " accepted; both ANSWERABLE: rejected (the sample moves to its next transform);"
+        " split: flagged for human review; a judge that fails: `qc_error`.",
+    ]
+    overall = qc["overall"]
+    if overall["judged"]:
+        rates = ", ".join(
+            f"{status} {overall['counts'][status]} ({overall['rates'][status]:.0%})"
+            for status in overall["counts"]
+        )
+        lines.append(f"- QC decisions ({overall['judged']} items judged): {rates}.")
+        for family, block in qc["by_family"].items():
+            rates = ", ".join(
+                f"{status} {block['rates'][status]:.0%}" for status in block["counts"]
+            )
+            lines.append(f"  - {family}: {block['judged']} judged; {rates}.")
     return lines

@@ -11,7 +11,10 @@ from ..loaders import Source
 from .summary import BuildCounts
 
 OFFLINE_MODE = "offline: rule-based transforms and template rewrites, no LLM/VLM configured"
-LLM_MODE = "llm: question rewrites by {llm}; image and document transforms are rule-based"
+LLM_MODE = (
+    "llm: question rewrites, image-dependency classes and self-checks by {llm}; image and"
+    " document transforms are rule-based"
+)
 
 
 def _environment() -> dict[str, str]:
@@ -57,8 +60,8 @@ def start_manifest(
         },
         "models": {
             "llm": config.get("llm"),
-            "judges": [],
-            "mode": LLM_MODE.format(llm=config["llm"]) if config.get("llm") else OFFLINE_MODE,
+            "judges": _judges(config),
+            "mode": _mode(config),
             # Calls made by this invocation (a resumed run counts only its own).
             "usage": [],
         },
@@ -94,3 +97,19 @@ def finish_manifest(
         "card": "README.md",
         "assets": "assets/",
     }
+
+
+def _judges(config: dict[str, Any]) -> list[str]:
+    from ..qc.verify import OFFLINE_JUDGES
+
+    if config.get("qc") == "judges":
+        return list(config.get("judges") or [])
+    return list(OFFLINE_JUDGES) if config.get("qc") == "offline" else []
+
+
+def _mode(config: dict[str, Any]) -> str:
+    """Which parts of the build a model made (the rest is offline), in one line."""
+    mode = LLM_MODE.format(llm=config["llm"]) if config.get("llm") else OFFLINE_MODE
+    if config.get("qc") == "judges":
+        mode += "; QC by model judges " + ", ".join(config.get("judges") or [])
+    return mode

@@ -174,6 +174,7 @@ def journal_entry(outcome: SampleOutcome, data_end: int, errors_end: int) -> dic
         "controls": [r["axis"] for r in outcome.records if r["transform"] is None],
         "errors": [[p.stage, p.transform] for p in outcome.problems],
         "not_applicable": outcome.not_applicable,
+        "qc": outcome.qc,
         "seconds": {k: round(v, 4) for k, v in outcome.seconds.items()},
         "data_end": data_end,
         "errors_end": errors_end,
@@ -185,3 +186,30 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
     else:
         path.unlink()
+
+
+def rewrite_data(root: Path, lines: list[str]) -> None:
+    """Replace ``data.jsonl`` with ``lines`` (the same records, in the same order, edited)
+    and move the journal's offsets with it, so a later ``transform`` on this folder still
+    resumes at the right byte (QC and human review rewrite records after a build)."""
+    data_path, journal_path = root / DATA_FILE, root / JOURNAL_FILE
+    body = "".join(line if line.endswith("\n") else line + "\n" for line in lines if line.strip())
+    encoded = body.encode("utf-8")
+    entries = _valid_journal_lines(journal_path)[0] if journal_path.exists() else []
+    ends = []
+    position, line_starts = 0, [0]
+    for line in body.splitlines(keepends=True):
+        position += len(line.encode("utf-8"))
+        line_starts.append(position)
+    count = 0
+    for entry in entries:
+        count += len(entry["controls"]) + len(entry["emitted"])
+        if count >= len(line_starts):
+            raise ValueError("data.jsonl has fewer records than its journal: not rewritten")
+        ends.append(line_starts[count])
+    for entry, end in zip(entries, ends, strict=True):
+        entry["data_end"] = end
+    journal = "".join(dumps(entry) + "\n" for entry in entries).encode("utf-8")
+    atomic_write(data_path, encoded)
+    if entries:
+        atomic_write(journal_path, journal)

@@ -72,7 +72,14 @@ def _record(
 
 
 def control_record(sample: Sample, assets: ControlAssets) -> dict[str, Any]:
-    qc = {"status": "control", "preliminary": None, "judges": []}
+    qc = {
+        "status": "control",
+        "preliminary": None,
+        "judges": [],
+        "self_check": None,
+        "rejected": [],
+        "human": None,  # set by `abstain-build review --finalize`
+    }
     return _record(
         sample, "original", sample.question, assets.images, assets.document, None, None, qc
     )
@@ -86,7 +93,20 @@ def perturbed_record(
     transform: dict[str, Any],
     routing: dict[str, Any],
     preliminary: dict[str, Any],
+    verification: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    # No judge models are configured: the item passed the structural checks only.
-    qc = {"status": "unverified", "preliminary": preliminary, "judges": []}
+    """``verification``: the QC result (status, judges, self-check, earlier rejections);
+    None when QC is off, and the item passed the structural checks only."""
+    qc: dict[str, Any] = {
+        "status": "unverified",
+        "preliminary": preliminary,
+        "judges": [],
+        "self_check": None,
+        "rejected": [],
+        "human": None,  # set by `abstain-build review --finalize`
+    }
+    if verification is not None:
+        qc.update(verification)
+        if qc["self_check"] is not None:
+            qc["self_check"] = json_text(qc["self_check"])
     return _record(sample, transform["name"], question, images, document, transform, routing, qc)

@@ -21,6 +21,8 @@ class BuildCounts:
     errors_by_stage: Counter = field(default_factory=Counter)
     not_applicable: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
     seconds: Counter = field(default_factory=Counter)
+    #: QC decisions per family: status -> n (rejected items included, though not written).
+    qc: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
 
     @property
     def failed_samples(self) -> int:
@@ -50,6 +52,7 @@ class BuildCounts:
                 name: dict(reasons.most_common(10))
                 for name, reasons in sorted(self.not_applicable.items())
             },
+            "qc": qc_rates(self.qc),
         }
 
 
@@ -73,4 +76,29 @@ def count_entries(entries: Iterable[dict[str, Any]]) -> BuildCounts:
             counts.not_applicable[name][reason] += 1
         for name, seconds in entry["seconds"].items():
             counts.seconds[name] += seconds
+        for _name, family, status in entry.get("qc", []):
+            counts.qc[family][status] += 1
     return counts
+
+
+def qc_rates(by_family: dict[str, Counter]) -> dict[str, Any]:
+    """Accepted / rejected / flagged / qc_error per family and overall, counts and rates."""
+    from ..qc.consensus import STATUSES
+
+    def block(counter: Counter) -> dict[str, Any]:
+        total = sum(counter.values())
+        return {
+            "judged": total,
+            "counts": {status: counter[status] for status in STATUSES},
+            "rates": {
+                status: round(counter[status] / total, 4) if total else None for status in STATUSES
+            },
+        }
+
+    overall: Counter = Counter()
+    for counter in by_family.values():
+        overall.update(counter)
+    return {
+        "overall": block(overall),
+        "by_family": {family: block(c) for family, c in sorted(by_family.items())},
+    }

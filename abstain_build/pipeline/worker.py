@@ -17,6 +17,8 @@ from ..errors import RunStopped, SampleError
 from ..media.inputs import InputLimits, SampleInputs
 from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient, stats_delta
+from ..qc.items import judge_item
+from ..qc.verify import QcResult, QcSpec, Verifier
 from ..routing import select_transforms
 from ..routing.features import sample_features
 from ..routing.route import RouteDecision, SampleScores, score_sample
@@ -27,6 +29,9 @@ from .apply import TransformOutput, run_transform
 from .assets import AssetStore
 from .prefetch import prefetch_rewrites
 from .records import ControlAssets, control_record, perturbed_record
+
+#: QC rejections after the first before a routed sample is given up (the method's 5).
+MAX_QC_RETRIES = 5
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,8 @@ class JobSpec:
     #: Routing: the terminal fallbacks that end a document sample's chain (also in
     #: ``transforms``, so workers can run them).
     terminal: tuple[str, ...] = ()
+    #: How items are verified (judges, self-check); None: structural checks only.
+    qc: QcSpec | None = None
 
     def build_transforms(self) -> list[Transform]:
         registry = get_registry(self.plugins)
@@ -63,6 +70,8 @@ class SampleOutcome:
     seconds: dict[str, float] = field(default_factory=dict)
     #: Model calls made for this sample (``ModelStats`` deltas, one per model).
     model_usage: list[dict[str, Any]] = field(default_factory=list)
+    #: Every QC decision for this sample: [transform, family, status], rejections included.
+    qc: list[list[str]] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -114,26 +123,44 @@ class SampleProcessor:
         # Workers of one run, and a resumed run, share OCR results: no page is read twice.
         configure_ocr_cache(Path(job.out_dir) / "state" / "ocr")
         self.llm = ModelClient(job.llm, job.model_options) if job.llm else None
+        self._verifier: Verifier | None = None
+
+    @property
+    def verifier(self) -> Verifier | None:
+        """The run's judges, built on first use (a routing-only process needs none)."""
+        if self._verifier is None and self.job.qc is not None:
+            self._verifier = Verifier(self.job.qc, self.llm)
+        return self._verifier
+
+    def _clients(self) -> list[ModelClient]:
+        clients = [self.llm] if self.llm is not None else []
+        if self.job.qc is not None and self.verifier is not None:
+            clients += self.verifier.model_clients()
+        return clients
 
     def __call__(self, item: Sample | RoutedSample) -> SampleOutcome:
         """Validate, write the control, then the perturbed item(s) (routed: at most one)."""
-        if self.llm is None:
+        clients = self._clients()
+        if not clients:
             return self._process(item)
-        before = self.llm.stats.to_json()
+        before = [c.stats.to_json() for c in clients]
         outcome = self._process(item)
         self._stop_if_model_unusable()
-        outcome.model_usage.append(stats_delta(before, self.llm.stats.to_json()))
+        outcome.model_usage += [
+            stats_delta(b, c.stats.to_json()) for b, c in zip(before, clients, strict=True)
+        ]
         return outcome
 
     def _stop_if_model_unusable(self) -> None:
         """Every later request would fail the same way (a refused key, an unknown model):
         stop rather than write an error record, or a heuristic fallback, per sample. The
         current sample is not committed, so a re-run redoes it."""
-        if self.llm is not None and self.llm.fatal_error:
-            raise RunStopped(
-                f"{self.llm.label} cannot be used: {self.llm.fatal_error}."
-                " Fix the model settings and re-run the same command to resume."
-            )
+        for client in self._clients():
+            if client.fatal_error:
+                raise RunStopped(
+                    f"{client.label} cannot be used: {client.fatal_error}."
+                    " Fix the model settings and re-run the same command to resume."
+                )
 
     def score(self, sample: Sample) -> SampleScores:
         """Routing step 1 for one sample: its features and every candidate's score."""
@@ -160,6 +187,8 @@ class SampleProcessor:
     def close(self) -> None:
         if self.llm is not None:
             self.llm.close()
+        if self._verifier is not None:
+            self._verifier.close()
 
     def _process(self, item: Sample | RoutedSample) -> SampleOutcome:
         sample = item.sample if isinstance(item, RoutedSample) else item
@@ -190,22 +219,28 @@ class SampleProcessor:
     def _all_that_fit(
         self, sample: Sample, inputs: SampleInputs, control: ControlAssets, outcome: SampleOutcome
     ) -> None:
-        """``--no-routing``: every requested transform that fits emits an item."""
+        """``--no-routing``: every requested transform that fits emits an item (unless QC
+        rejects it: a rejected item is counted, not written)."""
         selection = select_transforms(sample, self.transforms, self.job.routing)
         outcome.not_applicable.update(selection.not_applicable)
         if self.llm is not None:
             _prefetch(selection.candidates, sample, inputs, self.llm)
         for transform in selection.candidates:
             output, failure = self._attempt(transform, sample, inputs, outcome)
-            if output is not None:
-                record = self._write_perturbed(sample, control, output, selection.record())
-                outcome.records.append(record)
-            elif failure.kind == "not_applicable":
-                outcome.not_applicable[transform.name] = failure.reason
-            else:
-                outcome.problems.append(
-                    _problem(sample, failure.stage, failure.reason, transform.name)
-                )
+            if output is None:
+                if failure.kind == "not_applicable":
+                    outcome.not_applicable[transform.name] = failure.reason
+                else:
+                    outcome.problems.append(
+                        _problem(sample, failure.stage, failure.reason, transform.name)
+                    )
+                continue
+            verification = self._verify(transform, sample, inputs, output, outcome)
+            if verification is not None and verification.rejected:
+                continue
+            qc = None if verification is None else verification.to_json()
+            record = self._write_perturbed(sample, control, output, selection.record(), qc)
+            outcome.records.append(record)
 
     def _routed(
         self,
@@ -215,27 +250,83 @@ class SampleProcessor:
         control: ControlAssets,
         outcome: SampleOutcome,
     ) -> None:
-        """Routing: the chosen transform, else its fallbacks in order; one item at most."""
+        """Routing: the chosen transform, else its fallbacks in order; one item at most.
+
+        With QC, an item the judges reject (or the self-check answers) sends the sample on
+        to its next eligible transform, up to :data:`MAX_QC_RETRIES` times.
+        """
         if not decision.chain:
             outcome.not_applicable["routing"] = decision.reason
             return
-        chain = [self.by_name[name] for name in decision.chain]
+        names = list(decision.chain)
+        if self.job.qc is not None:  # QC retries may go past the chain's fallbacks
+            names += [n for n in decision.eligible if n not in names]
+        chain = [self.by_name[name] for name in names if name in self.by_name]
         if self.llm is not None:
-            _prefetch(chain, sample, inputs, self.llm)
+            _prefetch(chain[:1], sample, inputs, self.llm)
         attempts: list[dict[str, str]] = []
+        rejected: list[dict[str, Any]] = []
         for transform in chain:
+            if len(rejected) > MAX_QC_RETRIES:
+                break
             output, failure = self._attempt(transform, sample, inputs, outcome)
-            if output is not None:
-                record = self._write_perturbed(sample, control, output, decision.record(attempts))
-                outcome.records.append(record)
-                return
-            attempts.append({"transform": transform.name, "reason": failure.reason})
-            if failure.kind == "not_applicable":
-                outcome.not_applicable[transform.name] = failure.reason
+            if output is None:
+                attempts.append({"transform": transform.name, "reason": failure.reason})
+                if failure.kind == "not_applicable":
+                    outcome.not_applicable[transform.name] = failure.reason
+                continue
+            verification = self._verify(transform, sample, inputs, output, outcome)
+            if verification is not None and verification.rejected:
+                reason = f"rejected by QC: {verification.reason()}"
+                attempts.append({"transform": transform.name, "reason": reason})
+                rejected.append(
+                    {
+                        "transform": transform.name,
+                        "reason": verification.reason(),
+                        "judges": [v.to_json() for v in verification.verdicts],
+                    }
+                )
+                continue
+            qc = None
+            if verification is not None:
+                qc = dict(verification.to_json(), rejected=rejected)
+            record = self._write_perturbed(sample, control, output, decision.record(attempts), qc)
+            outcome.records.append(record)
+            return
         tried = "; ".join(f"{a['transform']}: {a['reason']}" for a in attempts)
+        if rejected:
+            # QC doing its job (the method drops about 15%), not a failure of the run.
+            outcome.not_applicable["qc"] = (
+                f"given up: QC rejected {len(rejected)} item(s) and no other transform was left"
+            )
+            return
         outcome.problems.append(
-            _problem(sample, "routing", f"every transform of the chain failed ({tried})")
+            _problem(sample, "routing", f"no transform of the chain gave an item ({tried})")
         )
+
+    def _verify(
+        self,
+        transform: Transform,
+        sample: Sample,
+        inputs: SampleInputs,
+        output: TransformOutput,
+        outcome: SampleOutcome,
+    ) -> QcResult | None:
+        """QC of one item (None when QC is off); the decision is counted in ``outcome``."""
+        if self.verifier is None:
+            return None
+        item = judge_item(
+            sample,
+            inputs,
+            item_id=f"{sample.id}/{transform.name}",
+            question=output.question,
+            images=output.images,
+            pdf=output.pdf,
+            transform=output.record.to_json(),
+        )
+        result = self.verifier.verify(item)
+        outcome.qc.append([transform.name, transform.family, result.status])
+        return result
 
     def _attempt(
         self, transform: Transform, sample: Sample, inputs: SampleInputs, outcome: SampleOutcome
@@ -279,6 +370,7 @@ class SampleProcessor:
         control: ControlAssets,
         output: TransformOutput,
         routing: dict[str, Any],
+        verification: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         name = output.record.name
         images, document = control.images, control.document
@@ -301,6 +393,7 @@ class SampleProcessor:
             transform=output.record.to_json(),
             routing=routing,
             preliminary=output.qc,
+            verification=verification,
         )
 
 

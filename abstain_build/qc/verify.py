@@ -1,0 +1,102 @@
+"""Verifying one perturbed item: self-check (with a model), then two judges and consensus.
+
+Built once per worker process from a picklable :class:`QcSpec`. Judges of one item run
+side by side (model judges wait on the network); each model judge has its own client,
+sharing the run's reply cache, so a re-run asks no judge twice.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..models import ClientOptions, ModelClient
+from .consensus import REJECTED, consensus
+from .judges.base import Judge, JudgeItem, Verdict, get_judge
+from .self_check import self_check
+
+#: The offline pair: what ``--qc offline`` (and a build without ``--judge``) uses.
+OFFLINE_JUDGES = ("offline:leak", "offline:retention")
+QC_MODES = ("offline", "judges", "none")
+
+
+@dataclass(frozen=True)
+class QcSpec:
+    """How items are verified in a run (picklable: workers build their judges from it)."""
+
+    judges: tuple[str, ...] = OFFLINE_JUDGES
+    self_check: bool = False  # ask the rewrite model (--llm) first
+    model_options: ClientOptions | None = None
+
+
+@dataclass
+class QcResult:
+    """The verdicts on one item and what they decide."""
+
+    status: str
+    verdicts: list[Verdict] = field(default_factory=list)
+    self_check: dict[str, Any] | None = None
+
+    @property
+    def rejected(self) -> bool:
+        return self.status == REJECTED
+
+    def reason(self) -> str:
+        """Why an item was rejected, in one line."""
+        if self.self_check and self.self_check.get("rejects"):
+            return (
+                f"self-check: {self.self_check['model']} answered"
+                f" {self.self_check.get('answer')!r} with {self.self_check['confidence']}"
+                " confidence"
+            )
+        return "; ".join(f"{v.judge}: {v.verdict} ({v.justification})" for v in self.verdicts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "judges": [v.to_json() for v in self.verdicts],
+            "self_check": self.self_check,
+        }
+
+
+def make_judge(spec: str, options: ClientOptions | None) -> Judge:
+    """A registered judge by name, or a model judge from a model spec."""
+    from .judges.model import ModelJudge
+
+    return get_judge(spec, model_factory=lambda s: ModelJudge(s, options))
+
+
+class Verifier:
+    """Self-check and judges for one process."""
+
+    def __init__(self, spec: QcSpec, llm: ModelClient | None = None) -> None:
+        self.spec = spec
+        self.llm = llm if spec.self_check else None
+        self.judges = [make_judge(name, spec.model_options) for name in spec.judges]
+
+    def verify(self, item: JudgeItem) -> QcResult:
+        checked = self_check(self.llm, item) if self.llm is not None else None
+        if checked is not None and checked["rejects"]:
+            return QcResult(REJECTED, [], checked)
+        with ThreadPoolExecutor(max_workers=max(1, len(self.judges))) as pool:
+            verdicts = list(pool.map(lambda judge: _safe(judge, item), self.judges))
+        return QcResult(consensus(verdicts), verdicts, checked)
+
+    def model_clients(self) -> list[ModelClient]:
+        """The judges' clients, for call and token counts."""
+        return [
+            j.client for j in self.judges if isinstance(getattr(j, "client", None), ModelClient)
+        ]
+
+    def close(self) -> None:
+        for judge in self.judges:
+            judge.close()
+
+
+def _safe(judge: Judge, item: JudgeItem) -> Verdict:
+    """A judge that crashes gives an ERROR verdict (so ``qc_error``), not a lost sample."""
+    try:
+        return judge.judge(item)
+    except Exception as exc:
+        return judge.verdict("ERROR", "", f"the judge failed: {type(exc).__name__}: {exc}")

@@ -9,11 +9,12 @@ judge sees: the question, the options, the perturbed images or pages.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ..models import ModelClient, ModelRequest
+from ..models.replies import json_reply
 from .judges.base import CONFIDENCES, JudgeItem
+from .judges.model import question_lines
 
 PROMPT_ID = "self-check/v1"
 REJECTING = ("MEDIUM", "HIGH")
@@ -22,14 +23,10 @@ SYSTEM = (
     " there, or cannot be read, say that it cannot be answered instead of guessing."
     " Reply with one JSON object and nothing else."
 )
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
 
 def self_check_request(item: JudgeItem) -> ModelRequest:
-    lines = ["Question:", item.question.strip()]
-    if item.options:
-        lines += ["", "Options:"]
-        lines += [f"{chr(65 + i)}. {option}" for i, option in enumerate(item.options[:26])]
+    lines = question_lines(item)
     lines += [
         "",
         'Reply with JSON only: {"answerable": true or false, "answer": "your answer, or an'
@@ -46,10 +43,7 @@ def self_check_request(item: JudgeItem) -> ModelRequest:
 
 
 def parse_self_check(reply: str) -> dict[str, Any]:
-    try:
-        data = json.loads(_FENCE.sub("", reply.strip()).strip())
-    except ValueError:
-        raise ValueError('the reply is not a JSON object like {"answerable": ...}') from None
+    data = json_reply(reply, '{"answerable": ...}')
     if not isinstance(data, dict) or not isinstance(data.get("answerable"), bool):
         raise ValueError('"answerable" must be true or false')
     confidence = str(data.get("confidence", "")).strip().upper()

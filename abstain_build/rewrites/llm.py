@@ -10,12 +10,12 @@ so the model can correct course; the number of requests is the transform's ``llm
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..models import ModelRequest
 from ..models.images import ImageInput
+from ..models.replies import json_reply
 from .grammar import PLACEHOLDER
 from .length import MAX_RATIO, note_cap
 from .prompts import SYSTEM, RewritePrompt
@@ -25,8 +25,6 @@ CANDIDATES_PER_CALL = 3
 #: Evidence text shown to the model (characters, over all evidence pages).
 EVIDENCE_TEXT_CHARS = 3000
 MAX_TOKENS = 900
-
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -108,11 +106,7 @@ def reply_parser(prompt: RewritePrompt):
     key = "notes" if prompt.shape == "note" else "rewrites"
 
     def parse(reply: str) -> list[str]:
-        text = _FENCE.sub("", reply.strip()).strip()
-        try:
-            data = json.loads(text)
-        except ValueError:
-            raise ValueError(f'the reply is not a JSON object like {{"{key}": [...]}}') from None
+        data = json_reply(reply, f'{{"{key}": [...]}}')
         if not isinstance(data, dict) or not isinstance(data.get(key), list):
             raise ValueError(f'expected a JSON object with a "{key}" list')
         items = data[key]

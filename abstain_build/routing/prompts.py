@@ -13,14 +13,13 @@ ask again with the error. ``PURPOSE`` is part of the cache key: change the wordi
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..models import ModelRequest
 from ..models.images import ImageInput
+from ..models.replies import json_reply
 from .dependency import DEPENDENCY_CLASSES
 
 PURPOSE = "dependency/v1"
@@ -30,8 +29,6 @@ MAX_REASON_CHARS = 300
 MAX_QUESTION_CHARS = 6000
 
 _KEYS = {"class", "text_sufficiency", "image_dependency", "reason"}
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
-
 SYSTEM = (
     "You annotate exam questions that come with one or more images, for a benchmark that"
     " perturbs whichever channel a question really relies on. For each question you judge"
@@ -112,11 +109,7 @@ def _score(data: dict[str, object], key: str) -> float:
 
 def parse_dependency_reply(reply: str) -> DependencyVerdict:
     """The verdict in ``reply``; ValueError (and so a re-ask) on anything outside the format."""
-    text = _FENCE.sub("", reply.strip()).strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise ValueError('the reply is not a JSON object like {"class": ...}') from None
+    data = json_reply(reply, '{"class": ...}')
     if not isinstance(data, dict):
         raise ValueError('expected a JSON object with "class" and the two scores')
     extra = sorted(set(data) - _KEYS)

@@ -13,11 +13,10 @@ is ``ERROR``: the item gets ``qc_error``, never acceptance.
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from ...models import ClientOptions, ModelClient, ModelRequest
+from ...models.replies import json_reply
 from .base import ANSWERABLE, CONFIDENCES, ERROR, UNANSWERABLE, Judge, JudgeItem, Verdict
 
 PROMPT_ID = "judge/v1"
@@ -29,15 +28,20 @@ SYSTEM = (
     " Do not guess: an answer you would only be guessing at means UNANSWERABLE. Reply with"
     " one JSON object and nothing else."
 )
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
 
-def judge_request(item: JudgeItem, purpose: str = PROMPT_ID) -> ModelRequest:
-    """The question for one item: what a test-taker would see, nothing more."""
+def question_lines(item: JudgeItem) -> list[str]:
+    """The item's question and lettered options, as a test-taker reads them."""
     lines = ["Question:", item.question.strip()]
     if item.options:
         lines += ["", "Options:"]
         lines += [f"{chr(65 + i)}. {option}" for i, option in enumerate(item.options[:26])]
+    return lines
+
+
+def judge_request(item: JudgeItem, purpose: str = PROMPT_ID) -> ModelRequest:
+    """The question for one item: what a test-taker would see, nothing more."""
+    lines = question_lines(item)
     if item.pages:
         pages = ", ".join(str(p) for p in item.pages)
         lines += [
@@ -63,10 +67,7 @@ def judge_request(item: JudgeItem, purpose: str = PROMPT_ID) -> ModelRequest:
 
 def parse_verdict(reply: str) -> dict[str, str]:
     """The reply's three fields; ValueError (and so a re-ask) for anything else."""
-    try:
-        data = json.loads(_FENCE.sub("", reply.strip()).strip())
-    except ValueError:
-        raise ValueError('the reply is not a JSON object like {"verdict": ...}') from None
+    data = json_reply(reply, '{"verdict": ...}')
     if not isinstance(data, dict):
         raise ValueError('expected a JSON object with "verdict", "confidence", "justification"')
     verdict = str(data.get("verdict", "")).strip().upper()

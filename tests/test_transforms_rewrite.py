@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from abstain_build.loaders import open_source
@@ -14,7 +15,7 @@ from abstain_build.model import Sample, SourceInfo
 from abstain_build.pipeline.apply import run_transform
 from abstain_build.rewrites.gates import gates_passed, run_gates
 from abstain_build.rewrites.slots import PLACEHOLDER
-from abstain_build.transforms import NotApplicable, get_registry
+from abstain_build.transforms import NotApplicable, TransformContext, get_registry
 from abstain_build.transforms.functional.numbers import find_numbers
 
 from .conftest import FIXTURES
@@ -57,7 +58,17 @@ def test_kept_rewrites_pass_every_gate_and_say_how_they_were_made(name: str) -> 
         assert record.mode == "template"
         assert record.rewrite.generator.startswith("offline/")
         assert record.rewrite.template.startswith(name + "/")
-        assert 1 <= record.rewrite.attempts <= transform.config["attempts"]
+        # The kept rewrite is the first of the seeded candidates that passes every gate.
+        candidates = transform.candidates(
+            TransformContext(sample, SampleInputs(sample), np.random.default_rng(record.seed), 0)
+        )
+        first = next(
+            i
+            for i, c in enumerate(candidates)
+            if gates_passed(run_gates(sample.question, c.text, appended=c.appended))
+        )
+        assert record.rewrite.attempts == first + 1
+        assert question == candidates[first].text
         assert [g.name for g in record.rewrite.gates] == ["length", "grammar", "semantic"]
         assert all(g.passed for g in record.rewrite.gates)
         appended = None

@@ -431,6 +431,76 @@ def qc(
     err.print(f"  data: {out_dir / 'data.jsonl'} (qc.status per item)")
 
 
+@app.command("eval")
+def eval_command(
+    dataset: Annotated[Path, typer.Argument(help="A dataset folder built by `transform`.")],
+    predictions: Annotated[
+        Path,
+        typer.Argument(help='JSONL, one {"id", "response", optional "confidence" 1-5} per line.'),
+    ],
+    by: Annotated[
+        str, typer.Option("--by", help="Breakdown table: family, transform or subset.")
+    ] = "family",
+    abstain_phrases: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--abstain-phrases",
+            help="A file of extra abstention phrases, one per line (repeatable).",
+            metavar="FILE",
+        ),
+    ] = None,
+    verified_only: Annotated[
+        bool,
+        typer.Option("--verified-only", help="Score only counterparts QC accepted."),
+    ] = False,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Where report.json, items.jsonl and the chart go"
+            " (default: DATASET/eval/<predictions name>).",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="Exit 1 when predictions are missing, extra or malformed."),
+    ] = False,
+) -> None:
+    """Score a model's responses: the five-way confusion matrix, AAC / UAC / AR / MCC,
+    a breakdown, pair metrics and, with confidences, the threshold sweep.
+
+    Exit 1 with --strict when any prediction is missing, extra or malformed; 2 when the
+    dataset or the predictions cannot be read.
+    """
+    from .scoring.abstention import build_matcher
+    from .scoring.evaluate import BREAKDOWNS, evaluate
+    from .scoring.items import read_items
+    from .scoring.predictions import read_predictions
+    from .scoring.report import print_report, write_outputs
+
+    if by not in BREAKDOWNS:
+        raise _fail(f"--by must be one of {', '.join(BREAKDOWNS)}, not {by!r}")
+    phrase_files = list(abstain_phrases or [])
+    try:
+        matcher = build_matcher(phrase_files)
+        items = read_items(dataset, verified_only=verified_only)
+        answers = read_predictions(predictions)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    evaluation = evaluate(items, answers, matcher, phrase_files=phrase_files)
+    target = out_dir or items.path.parent / "eval" / predictions.stem
+    data = write_outputs(evaluation, target)
+    if as_json:
+        print(json.dumps({**data, "written": str(target)}, ensure_ascii=False))
+    else:
+        console = out if out.is_terminal else Console(width=max(out.width, 140))
+        print_report(console, evaluation, by, target)
+    problems = data["problems"]
+    if strict and any(problems[k] for k in ("missing", "extra", "lines")):
+        raise typer.Exit(1)
+
+
 @app.command()
 def samples(
     source: Annotated[str, typer.Argument(help="Dataset folder or file.")],

@@ -1,0 +1,93 @@
+"""Reading a predictions file: one JSON object per line, ``id`` and ``response``.
+
+``confidence`` (1-5, optional) feeds the threshold sweep. Nothing is dropped silently:
+malformed lines, missing fields, bad confidences and repeated ids are collected as
+problems with their line numbers; the first prediction of a repeated id is the one used.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+
+CONFIDENCE_RANGE = (1.0, 5.0)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    id: str
+    response: str
+    confidence: float | None
+    line: int
+
+
+@dataclass
+class Predictions:
+    by_id: dict[str, Prediction] = field(default_factory=dict)
+    #: ``{"line": n, "id": ..., "problem": "..."}`` for every line not used as given.
+    problems: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def with_confidence(self) -> int:
+        return sum(1 for p in self.by_id.values() if p.confidence is not None)
+
+
+def _confidence(value: Any) -> tuple[float | None, str | None]:
+    if value is None:
+        return None, None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None, f"confidence {value!r} is not a number; ignored"
+    try:
+        number = float(value)
+    except ValueError:
+        return None, f"confidence {value!r} is not a number; ignored"
+    low, high = CONFIDENCE_RANGE
+    if not math.isfinite(number) or not low <= number <= high:
+        return None, f"confidence {value!r} is outside 1-5; ignored"
+    return number, None
+
+
+def read_predictions(path: Path) -> Predictions:
+    """Parse ``path``; raise ConfigError only when the file itself cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read predictions {path}: {exc}") from None
+    result = Predictions()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            result.problems.append({"line": number, "id": None, "problem": f"not JSON: {exc}"})
+            continue
+        if not isinstance(row, dict):
+            result.problems.append({"line": number, "id": None, "problem": "not a JSON object"})
+            continue
+        item_id = row.get("id")
+        if not isinstance(item_id, str) or not item_id:
+            result.problems.append({"line": number, "id": None, "problem": "no string 'id'"})
+            continue
+        response = row.get("response")
+        if not isinstance(response, str):
+            result.problems.append(
+                {"line": number, "id": item_id, "problem": "no string 'response'; not scored"}
+            )
+            continue
+        if item_id in result.by_id:
+            first = result.by_id[item_id].line
+            result.problems.append(
+                {"line": number, "id": item_id, "problem": f"repeated id; line {first} is used"}
+            )
+            continue
+        confidence, problem = _confidence(row.get("confidence"))
+        if problem:
+            result.problems.append({"line": number, "id": item_id, "problem": problem})
+        result.by_id[item_id] = Prediction(item_id, response, confidence, number)
+    return result

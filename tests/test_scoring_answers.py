@@ -420,3 +420,28 @@ def test_grade_never_raises(response, gold, answer_format, options):
 def test_grade_never_raises_on_numbery_text(response, gold):
     for answer_format in (None, "Int", "Float", "Str", "List", "open"):
         assert isinstance(grade(response, gold, answer_format=answer_format).correct, bool)
+
+
+@pytest.mark.parametrize(
+    ("response", "letter"),
+    [("B. dog", "B"), ("**C**", "C"), ("(d)", "D"), ("a", "A"), ("goldfish", "C")],
+)
+def test_choice_short_replies_are_read_whole(response, letter):
+    result = grade(response, letter, options=OPTIONS)
+    assert result.parsed == letter and result.correct
+
+
+def test_numbers_a_marked_answer_gives_only_its_first_number():
+    assert not grade("Answer: 3 (one of them red)", "1", answer_format="Int").correct
+    assert grade("Answer: 3 (one of them red)", "3", answer_format="Int").correct
+    assert not grade("Answer: 40% (down from 32.9%)", "32.9%", answer_format="Float").correct
+
+
+def test_numbers_years_are_not_answers_unless_the_gold_is_a_year():
+    # An unmarked sentence: any of its numbers may be the answer (a year gold keeps years).
+    assert grade("In 2019 there were 5 charts.", "2019", answer_format="Int").parsed == "2019, 5"
+    assert grade("In 2019 there were 4 charts.", "4", answer_format="Int").correct
+    assert grade("In 2019 there were 4 charts.", "4", answer_format="Int").parsed == "4"
+    assert grade("The report is from 2019.", "2019", answer_format="Int").correct
+    # A year alone is still read when nothing else is written.
+    assert grade("It was 2019.", "2018", answer_format="Int").parsed == "2019"

@@ -19,10 +19,11 @@ text after the last ``Answer:`` / ``the answer is``, else the last sentence.
 
 **mmmu-choice** (gold is a letter; options are lettered A, B, C... by position).
 
-1. A marked final answer (``Answer: B``, ``The answer is (B).``, ``Answer: **B**``,
-   ``Answer: B) cats``, ``Answer: Option B``), or one that is exactly an option's text,
-   gives the letter. A bare ``A`` or ``I`` followed by more words ("Answer: A strong
-   correlation") is read as a letter only when the words are that option's text.
+1. A marked final answer or a reply of at most five words (``Answer: B``, ``B. North``,
+   ``The answer is (B).``, ``**B**``, ``Answer: B) cats``, ``Answer: Option B``), or one
+   that is exactly an option's text, gives the letter. A bare ``A`` or ``I`` followed by
+   more words ("Answer: A strong correlation") is read as a letter only when the words
+   are that option's text.
 2. Otherwise MMMU's parse of the whole response: letters written ``(B)``; failing that,
    letters standing alone between whitespace (MMMU: between spaces); failing that, and
    only for responses of more than five words, options whose text occurs in the response
@@ -43,12 +44,14 @@ equals a numeric gold after both are rounded (half up) to 2 decimals (``approxim
 string occurs in a key answer (a one-character gold only as a whole word). ``parsed`` is
 the first key answer.
 
-**int**: the numbers in the final answer (``1,234``, ``4.0``, and the words ``zero`` to
-``twenty``); correct when one equals the gold exactly (``4.5`` is not ``4``).
+**int**: the answer's numbers (``1,234``, ``4.0``; the words ``zero`` to ``twenty`` when
+no digits are written): a marked answer's first number, else any number of the last
+sentence, years (1900-2100) left out unless the gold is one. Correct when one equals the
+gold exactly (``4.5`` is not ``4``).
 
 **float**: the gold's first number (``$``, ``%``, thousands commas and trailing units
-ignored) against each number in the final answer: correct when one is within 1% of the gold
-(``math.isclose(rel_tol=0.01)``) or equal to it after rounding both to
+ignored) against the answer's numbers, chosen as for **int**: correct when one is within
+1% of the gold (``math.isclose(rel_tol=0.01)``) or equal to it after rounding both to
 ``max(2, fewer decimals of the two)`` places, the gold taken as written or scaled by 100
 either way (percent scale: ``0.329`` and ``32.9`` both match ``32.9%``).
 
@@ -122,6 +125,10 @@ NUMBER_WORDS = {word: index for index, word in enumerate(_WORDS.split())}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
 #: Decimal context roomy enough to round any number we can read (exponents up to 999).
 _WIDE = Context(prec=2100)
+#: Integers read as years; a non-year gold ignores them when other numbers are there.
+YEARS = (Decimal(1900), Decimal(2100))
+#: Replies of at most this many words are read whole as the answer ("B. North").
+SHORT_RESPONSE = 5
 #: Past this many items, pairing by matching gives way to MMLongBench's sorted pairing.
 _MAX_MATCHED_ITEMS = 200
 
@@ -374,6 +381,9 @@ def _grade_choice(response: str, gold: str, options: Sequence[str]) -> Grade:
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(options)]
     found = final_answer(response)
     letter = _marked_letter(found.text, letters, options) if found.marked else None
+    if letter is None and not found.marked and len(response.split()) <= SHORT_RESPONSE:
+        # A short reply is its own answer: "B. North", "**A**", "(c)".
+        letter = _marked_letter(clean(normalize_quotes(response)), letters, options)
     if letter is None:
         letter = _mmmu_letter(response, letters, options)
     if letter is None:
@@ -456,16 +466,37 @@ def _gold_value(gold: str) -> Decimal | None:
     return numbers[0] if numbers else None
 
 
+def _is_year(value: Decimal) -> bool:
+    return value == value.to_integral_value() and YEARS[0] <= value <= YEARS[1]
+
+
+def _answer_numbers(response: str, gold: Decimal, *, words: bool) -> list[Decimal]:
+    """The numbers that can be the answer.
+
+    A marked answer gives one: its first number ("Answer: 3 (one of them red)" is 3).
+    Otherwise every number of the last sentence may be, except years when the gold is not
+    one ("In 2019 there were 5 charts" does not answer 2019... unless the gold is 2019).
+    Number words count only when no digits are written.
+    """
+    found = final_answer(response)
+    text = found.text or clean(normalize_quotes(response))
+    numbers = _numbers(text)
+    if not numbers and words:
+        numbers = [Decimal(NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD.findall(text)]
+    if not _is_year(gold):
+        numbers = [n for n in numbers if not _is_year(n)] or numbers
+    if found.marked:
+        return numbers[:1]
+    return numbers
+
+
 def _grade_int(response: str, gold: str) -> Grade:
     value = _gold_value(gold)
     if value is None:
         return _grade_str(response, gold)
     if value != value.to_integral_value():
         return _grade_float(response, gold)
-    text = _final_text(response)
-    numbers = _numbers(text) + [
-        Decimal(NUMBER_WORDS[w.lower()]) for w in _NUMBER_WORD.findall(text)
-    ]
+    numbers = _answer_numbers(response, value, words=True)
     if not numbers:
         return Grade(False, "int", None)
     return Grade(any(n == value for n in numbers), "int", _show_all(numbers))
@@ -486,7 +517,7 @@ def _grade_float(response: str, gold: str) -> Grade:
     value = _gold_value(gold)
     if value is None:
         return _grade_str(response, gold)
-    numbers = _numbers(_final_text(response))
+    numbers = _answer_numbers(response, value, words=False)
     if not numbers:
         return Grade(False, "float", None)
     correct = any(_float_matches(value, n) for n in numbers)

@@ -450,3 +450,19 @@ def test_terminal_table_chart_and_files(built: dict[str, Path], tmp_path: Path) 
     assert bad.returncode == 2 and "--by must be one of" in bad.stderr
     missing = run_cli("eval", str(tmp_path / "nowhere"), str(predictions))
     assert missing.returncode == 2 and "not found" in missing.stderr
+
+
+def test_every_real_gold_answer_given_back_grades_correct(shared_data: Path) -> None:
+    from abstain_build.scoring.answers import grade
+
+    questions = json.loads((shared_data / "mmlongbench-doc/all_questions.json").read_text())
+    wrong = []
+    for question in questions:
+        answer, answer_format = question["answer"], question["answer_format"]
+        if answer == "Not answerable":
+            continue
+        for response in (answer, f"The answer is {answer}.", f"Page 3 shows it.\n{answer}"):
+            if not grade(response, answer, answer_format=answer_format).correct:
+                wrong.append(answer[:60])
+    # One gold is itself a prompt containing "Answer: No entities found." (3 responses).
+    assert len(wrong) <= 3, wrong

@@ -445,3 +445,24 @@ def test_numbers_years_are_not_answers_unless_the_gold_is_a_year():
     assert grade("The report is from 2019.", "2019", answer_format="Int").correct
     # A year alone is still read when nothing else is written.
     assert grade("It was 2019.", "2018", answer_format="Int").parsed == "2019"
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "answer_format"),
+    [
+        ("Capt. John W. Sanders", "Capt. John W. Sanders", "Str"),
+        ("Mr. S.V. Shanbhag", "Mr. S.V. Shanbhag", "Str"),
+        ("Foreign born (excl. PR)", "Foreign born (excl. PR)", "Str"),
+        ("-3.65%", "-3.65%", "Float"),
+        ("The change was -3.65%.", "-3.65%", "Float"),
+        ("[]", "[]", "List"),
+    ],
+)
+def test_real_gold_answers_given_back_are_correct(response, gold, answer_format):
+    # Golds from MMLongBench-Doc that a sentence splitter or a bullet stripper used to break.
+    assert grade(response, gold, answer_format=answer_format).correct
+
+
+def test_a_sign_is_not_a_bullet():
+    assert not grade("-3.65%", "3.65%", answer_format="Float").correct
+    assert not grade("Answer: ['a']", "[]", answer_format="List").correct

@@ -125,6 +125,8 @@ NUMBER_WORDS = {word: index for index, word in enumerate(_WORDS.split())}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
 #: Decimal context roomy enough to round any number we can read (exponents up to 999).
 _WIDE = Context(prec=2100)
+#: A response that names the empty list.
+EMPTY_LIST = re.compile(r"\[\s*\]")
 #: Integers read as years; a non-year gold ignores them when other numbers are there.
 YEARS = (Decimal(1900), Decimal(2100))
 #: Replies of at most this many words are read whole as the answer ("B. North").
@@ -678,6 +680,8 @@ def _pairs_up(
 def _grade_list(response: str, gold: str) -> Grade:
     golds = _gold_items(gold)
     text = normalize_quotes(response).strip()
+    if EMPTY_LIST.fullmatch(final_answer(text).text):
+        return Grade(not golds, "list", "[]")  # an empty list is an answer, right for "[]"
     items = _bracket_items(final_answer(text).text, anywhere=False)
     if items is None:
         items = _bracket_items(text, anywhere=True)

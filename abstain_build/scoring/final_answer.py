@@ -26,9 +26,19 @@ ANSWER_MARKER = re.compile(
 #: Words before a marker that belong to the answer statement ("I cannot answer: ...").
 LEAD_WORDS = re.compile(r"(?:\S+\s+){0,3}$")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[*]?[A-Z0-9])")
-#: Markdown emphasis, list bullets and quotes that wrap an answer without being part of it.
-WRAPPING = " \t*_`\"'“”‘’>#-•"
+#: Markdown emphasis, list bullets and quotes that wrap an answer without being part of it
+#: (a dash only as a bullet: "-3.65%" keeps its sign).
+LEADING = re.compile(r"^(?:[\s*_`\"'“”‘’>#•]|[-–](?!\d))+")
 TRAILING = " \t.,;:!*_`\"'“”‘’"
+#: Initials: "W.", "S.V.", "U.S." (the last period already stripped).
+INITIALS = re.compile(r"(?:[a-z]\.)*[a-z]")
+#: Words whose period does not end a sentence: titles, initials, common abbreviations.
+_ABBREVIATED = (
+    "mr mrs ms dr prof capt col gen lt sgt st jr sr inc ltd co corp no nos vol fig figs"
+    " eq approx excl incl etc vs cf al dept est jan feb mar apr jun jul aug sep sept oct"
+    " nov dec e.g i.e u.s u.k"
+)
+ABBREVIATIONS = frozenset(_ABBREVIATED.split())
 
 
 @dataclass(frozen=True)
@@ -54,7 +64,21 @@ def normalize_quotes(text: str) -> str:
 
 def clean(text: str) -> str:
     """Strip emphasis, bullets, quotes and end punctuation around an answer."""
-    return text.strip().lstrip(WRAPPING).rstrip(TRAILING).strip()
+    return LEADING.sub("", text.strip()).rstrip(TRAILING).strip()
+
+
+def sentences(line: str) -> list[str]:
+    """``line`` split into sentences, not after "Capt.", "W." or "excl."."""
+    pieces = SENTENCE_END.split(line.strip())
+    merged: list[str] = []
+    for piece in pieces:
+        if merged:
+            last_word = merged[-1].rsplit(None, 1)[-1].rstrip(".").lstrip("(").lower()
+            if INITIALS.fullmatch(last_word) or last_word in ABBREVIATIONS:
+                merged[-1] = f"{merged[-1]} {piece}"
+                continue
+        merged.append(piece)
+    return merged
 
 
 def final_answer(response: str) -> FinalAnswer:
@@ -73,6 +97,6 @@ def final_answer(response: str) -> FinalAnswer:
     lines = [line for line in text.splitlines() if clean(line)]
     if not lines:
         return FinalAnswer("", marked=False)
-    sentences = [s for s in SENTENCE_END.split(lines[-1].strip()) if clean(s)]
-    answer = clean(sentences[-1] if sentences else lines[-1])
+    parts = [part for part in sentences(lines[-1]) if clean(part)]
+    answer = clean(parts[-1] if parts else lines[-1])
     return FinalAnswer(answer, marked=False, statement=answer)

@@ -134,6 +134,23 @@ def test_the_final_answer_decides_when_a_response_hedges_and_answers() -> None:
     assert plain.abstained and plain.phrase == "cannot determine"
 
 
+def test_an_option_that_reads_like_an_abstention_is_an_answer_when_chosen() -> None:
+    # Real MMMU-Pro options (9 of 1,730 questions have one as the gold).
+    options = [
+        "The variances are different.",
+        "There is insufficient evidence to conclude that the variances are different.",
+    ]
+    matcher = AbstentionMatcher()
+    chosen = (
+        "Answer: B) There is insufficient evidence to conclude that the variances are different."
+    )
+    assert not matcher.match(chosen, options).abstained
+    assert matcher.match(chosen).abstained  # without the item's options it reads as one
+    assert matcher.match("There is insufficient evidence to decide.", options).abstained
+    assert not matcher.match("N/A", ["N/A"]).abstained  # a gold answer "N/A"
+    assert matcher.match("N/A", ["4"]).abstained
+
+
 def test_user_phrases_extend_the_defaults(tmp_path: Path) -> None:
     phrases = tmp_path / "phrases.txt"
     phrases.write_text("# mine\nbeats me\n\n=pass\n", encoding="utf-8")

@@ -8,6 +8,10 @@ decides. "I don't know for sure, but the answer is B" is an answer;
 Without an explicit answer statement any phrase anywhere counts, as in the method's
 substring rule.
 
+A phrase that is part of one of the item's own answers, an option's text or the gold,
+quoted in the response, is that answer: MMMU has options like "There is insufficient
+evidence to conclude that the variances are different", and choosing one is an answer.
+
 Phrases match at word boundaries, whitespace- and apostrophe-insensitive ("can’t" is
 "can't"). A phrase starting with ``=`` matches only as the *whole* final answer: ``=n/a``
 makes "Answer: N/A" an abstention without making every "n/a" in a table one.
@@ -183,10 +187,19 @@ class AbstentionMatcher:
             return None
         return self._names[found.lastindex - 1]
 
-    def match(self, response: str | None) -> Abstention:
+    def is_abstention_text(self, text: str) -> bool:
+        """Whether ``text`` on its own reads as an abstention."""
+        return self.match(text).abstained
+
+    def match(self, response: str | None, answers: Sequence[str] = ()) -> Abstention:
         """Abstention if a phrase is in the final answer statement, or anywhere when the
-        response states no explicit answer; an empty response is not an abstention."""
-        text = normalize_quotes(response or "")
+        response states no explicit answer; an empty response is not an abstention.
+
+        ``answers`` are texts that are answers to this item (its options, its gold): a
+        phrase inside one of them, quoted in the response, is that answer, not an
+        abstention ("Answer: H) there is insufficient evidence to conclude ...").
+        """
+        text = _mask(normalize_quotes(response or ""), answers, self)
         final = final_answer(text)
         if final.marked:
             scope, where = final.statement, "final answer"
@@ -196,6 +209,21 @@ class AbstentionMatcher:
             return Abstention(True, "=" + _canonical(final.text), "final answer")
         phrase = self._find(scope)
         return Abstention(phrase is not None, phrase, where)
+
+
+#: Stands in for an answer's text once it is masked out of a response.
+ANSWER_MASK = "ANSWER"
+
+
+def _mask(text: str, answers: Sequence[str], matcher: AbstentionMatcher) -> str:
+    """``text`` with every quoted answer that reads as an abstention replaced."""
+    for answer in sorted({a.strip() for a in answers if a and a.strip()}, key=len, reverse=True):
+        answer = normalize_quotes(answer).rstrip(".").strip()
+        if not answer or not matcher.is_abstention_text(answer):
+            continue
+        pattern = r"\s+".join(re.escape(word) for word in answer.split())
+        text = re.sub(pattern, ANSWER_MASK, text, flags=re.IGNORECASE)
+    return text
 
 
 def _canonical(text: str) -> str:

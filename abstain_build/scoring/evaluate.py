@@ -54,7 +54,8 @@ class Scored:
 
 
 def score_one(item: Item, prediction: Prediction, matcher: AbstentionMatcher) -> Scored:
-    abstention = matcher.match(prediction.response)
+    answers = [*item.options, item.gold] if item.gold else list(item.options)
+    abstention = matcher.match(prediction.response, answers)
     result = None
     if not abstention.abstained and item.gold is not None:
         result = grade(

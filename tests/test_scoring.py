@@ -483,3 +483,18 @@ def test_every_real_gold_answer_given_back_grades_correct(shared_data: Path) -> 
                 wrong.append(answer[:60])
     # One gold is itself a prompt containing "Answer: No entities found." (3 responses).
     assert len(wrong) <= 3, wrong
+
+
+def test_python_api_gives_what_the_command_reports(built: dict[str, Path], tmp_path: Path) -> None:
+    from abstain_build.scoring import score
+
+    records = read_jsonl(built["mmmu"] / "data.jsonl")
+    rows = [
+        {"id": r["id"], "response": IDK if i % 3 == 0 else f"Answer: {r['original_answer']}"}
+        for i, r in enumerate(records)
+    ]
+    predictions = write_predictions(tmp_path / "p.jsonl", rows)
+    evaluation = score(built["mmmu"], predictions)
+    report = run_eval(built["mmmu"], predictions)
+    assert evaluation.overall.to_json() == report["overall"]
+    assert evaluation.breakdown("family") == report["by"]["family"]

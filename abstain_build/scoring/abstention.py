@@ -150,8 +150,7 @@ DEFAULT_PHRASES: tuple[str, ...] = (
 
 
 def _pattern(phrase: str) -> str:
-    words = [re.escape(word) for word in phrase.split()]
-    return r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)"
+    return r"\s+".join(re.escape(word) for word in phrase.split())
 
 
 @dataclass(frozen=True)
@@ -172,24 +171,31 @@ class AbstentionMatcher:
         self.phrases = tuple(dict.fromkeys(p.strip().lower() for p in phrases if p.strip()))
         anywhere = [p for p in self.phrases if not p.startswith("=")]
         self._whole = {_canonical(p[1:]) for p in self.phrases if p.startswith("=")}
+        # One alternation, longest phrase first, word boundaries once around it: a search
+        # costs one pass over the response whatever the number of phrases.
+        ordered = sorted(anywhere, key=len, reverse=True)
         self._anywhere = (
-            re.compile("|".join(f"({_pattern(p)})" for p in anywhere), re.IGNORECASE)
+            re.compile(r"(?<!\w)(?:" + "|".join(map(_pattern, ordered)) + r")(?!\w)")
             if anywhere
             else None
         )
-        self._names = anywhere
+        self._names = {" ".join(p.split()): p for p in anywhere}
+        self._answer_is_abstention: dict[str, bool] = {}
 
     def _find(self, text: str) -> str | None:
         if self._anywhere is None:
             return None
-        found = self._anywhere.search(text)
+        found = self._anywhere.search(text.lower())
         if found is None:
             return None
-        return self._names[found.lastindex - 1]
+        return self._names.get(" ".join(found.group(0).split()), found.group(0))
 
     def is_abstention_text(self, text: str) -> bool:
-        """Whether ``text`` on its own reads as an abstention."""
-        return self.match(text).abstained
+        """Whether ``text`` on its own reads as an abstention (remembered: options repeat)."""
+        known = self._answer_is_abstention.get(text)
+        if known is None:
+            known = self._answer_is_abstention[text] = self.match(text).abstained
+        return known
 
     def match(self, response: str | None, answers: Sequence[str] = ()) -> Abstention:
         """Abstention if a phrase is in the final answer statement, or anywhere when the

@@ -461,6 +461,9 @@ def eval_command(
             " (default: DATASET/eval/<predictions name>).",
         ),
     ] = None,
+    response_key: Annotated[
+        str, typer.Option("--response-key", help="The predictions' field with the model's text.")
+    ] = "response",
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     strict: Annotated[
         bool,
@@ -485,7 +488,7 @@ def eval_command(
     try:
         matcher = build_matcher(phrase_files)
         items = read_items(dataset, verified_only=verified_only)
-        answers = read_predictions(predictions)
+        answers = read_predictions(predictions, response_key)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     evaluation = evaluate(items, answers, matcher, phrase_files=phrase_files)

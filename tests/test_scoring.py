@@ -186,15 +186,20 @@ def test_prediction_problems_are_reported_with_line_numbers(tmp_path: Path) -> N
         '{"id": "c", "response": "C", "confidence": 9}',
         '{"id": "d", "response": "D", "confidence": "high"}',
         "[1, 2]",
+        '{"id": "e", "prediction": "B"}',
+        '{"id": "f", "response": 42}',
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = read_predictions(path)
-    assert sorted(result.by_id) == ["a", "c", "d"]
+    assert sorted(result.by_id) == ["a", "c", "d", "f"]
+    assert result.by_id["f"].response == "42"
     assert result.by_id["a"].response == "B"  # the first of a repeated id
     assert result.by_id["a"].confidence == 4
     assert result.by_id["c"].confidence is None
     problems = {p["line"]: p["problem"] for p in result.problems}
-    assert set(problems) == {2, 3, 4, 5, 6, 7, 8}
+    assert set(problems) == {2, 3, 4, 5, 6, 7, 8, 9}
+    assert "--response-key prediction" in problems[9]
+    assert read_predictions(path, "prediction").by_id["e"].response == "B"
     assert "not JSON" in problems[2]
     assert "repeated id; line 1" in problems[5]
     assert "outside 1-5" in problems[6]

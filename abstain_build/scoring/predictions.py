@@ -52,8 +52,15 @@ def _confidence(value: Any) -> tuple[float | None, str | None]:
     return number, None
 
 
-def read_predictions(path: Path) -> Predictions:
-    """Parse ``path``; raise ConfigError only when the file itself cannot be read."""
+#: Keys other tools write the model's text under; named in the problem when found.
+OTHER_RESPONSE_KEYS = ("prediction", "pred", "output", "answer", "model_answer", "text")
+
+
+def read_predictions(path: Path, response_key: str = "response") -> Predictions:
+    """Parse ``path``; raise ConfigError only when the file itself cannot be read.
+
+    ``response_key`` names the field holding the model's text (``--response-key``).
+    """
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -74,10 +81,18 @@ def read_predictions(path: Path) -> Predictions:
         if not isinstance(item_id, str) or not item_id:
             result.problems.append({"line": number, "id": None, "problem": "no string 'id'"})
             continue
-        response = row.get("response")
+        response = row.get(response_key)
+        if isinstance(response, int | float) and not isinstance(response, bool):
+            response = str(response)  # a bare number is a valid answer
         if not isinstance(response, str):
+            other = next((k for k in OTHER_RESPONSE_KEYS if isinstance(row.get(k), str)), None)
+            hint = f" (it has {other!r}: --response-key {other})" if other else ""
             result.problems.append(
-                {"line": number, "id": item_id, "problem": "no string 'response'; not scored"}
+                {
+                    "line": number,
+                    "id": item_id,
+                    "problem": f"no string {response_key!r}{hint}; not scored",
+                }
             )
             continue
         if item_id in result.by_id:

@@ -1,9 +1,7 @@
 """Scoring models on a built dataset: abstention, correctness, metrics, breakdowns.
 
-    from abstain_build.scoring import score
-    evaluation = score("runs/mmlbd", "predictions.jsonl")
-    evaluation.overall.mcc, evaluation.breakdown("family")
-"""
+``score("runs/mmlbd", "predictions.jsonl")`` computes what ``abstain-build eval`` does;
+its ``overall.mcc`` and ``breakdown("family")`` are the headline numbers."""
 
 from __future__ import annotations
 

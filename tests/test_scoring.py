@@ -503,3 +503,44 @@ def test_python_api_gives_what_the_command_reports(built: dict[str, Path], tmp_p
     report = run_eval(built["mmmu"], predictions)
     assert evaluation.overall.to_json() == report["overall"]
     assert evaluation.breakdown("family") == report["by"]["family"]
+
+
+HAND_MADE = Path(__file__).parent / "data" / "eval"
+
+
+@pytest.mark.parametrize(
+    ("source", "transform", "counts", "pairs"),
+    [
+        (
+            "mmmu",
+            "adaptive_darkness",
+            {"TP": 5, "FP": 2, "FN": 1, "TN": 4, "AU": 4},
+            {"both": 3, "repeated_gold": 3, "other_answer": 1},
+        ),
+        (
+            "mmlongbench-doc",
+            "hide_evidence_page",
+            {"TP": 8, "FP": 3, "FN": 1, "TN": 6, "AU": 6},
+            {"both": 4, "repeated_gold": 5, "other_answer": 1},
+        ),
+    ],
+)
+def test_hand_written_responses_land_in_the_cells_written_beside_them(
+    tmp_path: Path, source: str, transform: str, counts: dict, pairs: dict
+) -> None:
+    # tests/data/eval/*.jsonl: free-text responses in many styles, each with the cell a
+    # reader assigns it ("expected"); the counts above are those cells added up by hand.
+    dataset = tmp_path / "ds"
+    done = run_cli(
+        "transform", str(FIXTURES / source), "-o", str(dataset),
+        "--no-routing", "-t", transform, "--qc", "none",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    predictions = HAND_MADE / f"{source}.jsonl"
+    expected = {row["id"]: row["expected"] for row in read_jsonl(predictions)}
+    report = run_eval(dataset, predictions, "--out", str(tmp_path / "eval"))
+    assert report["problems"]["missing"] == [] and report["problems"]["extra"] == []
+    cells = {row["id"]: row["cell"] for row in read_jsonl(tmp_path / "eval" / "items.jsonl")}
+    assert cells == expected
+    assert report["overall"]["counts"] == counts
+    assert {key: report["pairs"][key] for key in pairs} == pairs

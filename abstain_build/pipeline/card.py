@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 from ..model import EVIDENCE, MODALITY
@@ -20,13 +19,9 @@ def transform_chart(counts: BuildCounts) -> bytes | None:
     """A horizontal bar chart of emitted items per transform, coloured by family."""
     if not counts.by_transform:
         return None
-    import matplotlib
+    from ..media.figures import figure_png, pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-    from PIL import Image
-
+    plt = pyplot()
     names = sorted(counts.by_transform, key=lambda n: (counts.family_of[n], n))
     families = sorted(set(counts.family_of[n] for n in names))
     palette = plt.get_cmap("tab10")
@@ -42,13 +37,7 @@ def transform_chart(counts: BuildCounts) -> bytes | None:
     axes.set_title("Items per transform")
     handles = [plt.Rectangle((0, 0), 1, 1, color=colour[f]) for f in families]
     axes.legend(handles, [f.replace("_", " ") for f in families], fontsize=8, loc="lower right")
-    figure.tight_layout()
-    figure.canvas.draw()
-    pixels = np.asarray(figure.canvas.buffer_rgba())[..., :3].copy()
-    plt.close(figure)
-    buffer = io.BytesIO()
-    Image.fromarray(pixels).save(buffer, format="PNG", compress_level=6)
-    return buffer.getvalue()
+    return figure_png(figure)
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -156,13 +155,11 @@ def family_chart(rows: Sequence[dict[str, Any]]) -> bytes | None:
     rows = [r for r in rows if r["AAC"]["value"] is not None or r["UAC"]["value"] is not None]
     if not rows:
         return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
-    from PIL import Image
 
+    from ..media.figures import figure_png, pyplot
+
+    plt = pyplot()
     names = [
         str(r["family"]).replace("_", "\n")
         + f"\n(n={_count(r['counts']['TN'] + r['counts']['AU'])})"
@@ -180,13 +177,7 @@ def family_chart(rows: Sequence[dict[str, Any]]) -> bytes | None:
     axes.set_ylabel("%  (whiskers: standard error)")
     axes.set_title("Answerable (AAC) and unanswerable (UAC) accuracy per family")
     axes.legend(loc="upper center", ncol=2, fontsize=8, frameon=False)
-    figure.tight_layout()
-    figure.canvas.draw()
-    pixels = np.asarray(figure.canvas.buffer_rgba())[..., :3].copy()
-    plt.close(figure)
-    buffer = io.BytesIO()
-    Image.fromarray(pixels).save(buffer, format="PNG", compress_level=6)
-    return buffer.getvalue()
+    return figure_png(figure)
 
 
 def write_outputs(evaluation: Evaluation, out: Path) -> dict[str, Any]:

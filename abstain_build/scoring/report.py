@@ -122,7 +122,8 @@ def print_report(console: Console, evaluation: Evaluation, by: str, written: Pat
     answers = data["answers"]
     rules = ", ".join(f"{k} {v}" for k, v in answers["rules"].items()) or "none"
     console.print(
-        f"[bold]Answers read[/] by rule: {rules};"
+        f"[bold]Answers graded[/] (answerable items, and answered counterparts against the"
+        f" original's gold) by rule: {rules};"
         f" unreadable answers on answerable items (counted wrong):"
         f" {answers['unreadable_on_answerable']}",
         highlight=False,

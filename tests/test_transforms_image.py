@@ -231,3 +231,80 @@ def test_lookup_table_kernels_agree_with_and_without_simd(
         results.append((dark, veiled))
     assert np.array_equal(results[0][0], results[1][0])
     assert np.array_equal(results[0][1], results[1][1])
+
+
+# -- the downsampled Gaussian blur ---------------------------------------------------------
+
+
+def _full_size_blur(image: np.ndarray, radius: float) -> np.ndarray:
+    """PIL's Gaussian at full size, channel by channel: the reference."""
+    from PIL import ImageFilter
+
+    planes = [image] if image.ndim == 2 else [image[..., c] for c in range(image.shape[2])]
+    blurred = [
+        np.asarray(
+            Image.fromarray(np.ascontiguousarray(p)).filter(ImageFilter.GaussianBlur(radius))
+        )
+        for p in planes
+    ]
+    return blurred[0] if image.ndim == 2 else np.stack(blurred, axis=-1)
+
+
+def _test_images() -> list[np.ndarray]:
+    from .conftest import FIXTURES
+
+    chart = np.asarray(
+        Image.open(FIXTURES / "mmmu" / "images" / "fixture_chart_bar_1.png").convert("RGB")
+    )
+    rng = np.random.default_rng(3)
+    noise = rng.integers(0, 256, (301, 457, 3), dtype=np.uint8)
+    step = np.zeros((240, 333), dtype=np.uint8)
+    step[:, 160:] = 255
+    checker = ((np.indices((200, 260)).sum(axis=0) // 7) % 2 * 255).astype(np.uint8)
+    return [chart, noise, step, checker, gradient_image(517, 389)]
+
+
+@pytest.mark.parametrize("radius", [9, 18, 25])
+def test_large_blurs_stay_within_a_few_levels_of_the_full_size_gaussian(radius: float) -> None:
+    from abstain_build.transforms.functional.pixels import _blur_factor, gaussian_blur
+
+    assert _blur_factor(radius) > 1  # the downsampled path is the one under test
+    for image in _test_images():
+        ours = gaussian_blur(image, radius).astype(int)
+        reference = _full_size_blur(image, radius).astype(int)
+        difference = np.abs(ours - reference)
+        inner = difference[radius:-radius, radius:-radius]
+        assert ours.shape == reference.shape
+        # Borders differ most (block averages meet PIL's edge repetition): up to 10 levels
+        # in the corners of a 14-pixel black and white checkerboard.
+        assert difference.mean() < 0.6, (image.shape, difference.mean())
+        assert inner.max() <= 3 and difference.max() <= 12, (image.shape, difference.max())
+
+
+def test_large_blurs_keep_alpha_and_the_image_mode() -> None:
+    from abstain_build.transforms.functional.pixels import gaussian_blur
+
+    rgba = np.dstack([gradient_image(300, 200), np.arange(300 * 200).reshape(200, 300) % 256])
+    out = gaussian_blur(rgba.astype(np.uint8), 18)
+    assert out.shape == rgba.shape and out.dtype == np.uint8
+    assert np.array_equal(out[..., 3], rgba[..., 3])
+    la = rgba[..., [0, 3]].astype(np.uint8)
+    out = gaussian_blur(la, 18)
+    assert out.shape == la.shape and np.array_equal(out[..., 1], la[..., 1])
+    tiny = gradient_image(5, 3)
+    assert np.array_equal(gaussian_blur(tiny, 18), _full_size_blur(tiny, 18))
+
+
+def test_blurred_regions_match_the_whole_image_blur() -> None:
+    from abstain_build.transforms.functional.pixels import blur_rects, gaussian_blur
+
+    image = _test_images()[0]
+    box = (150, 100, 420, 300)
+    out = blur_rects(image, [box], 18)
+    whole = gaussian_blur(image, 18)
+    x0, y0, x1, y1 = box
+    inside = np.abs(out[y0:y1, x0:x1].astype(int) - whole[y0:y1, x0:x1].astype(int))
+    assert inside.max() <= 2
+    outside = out.copy()
+    outside[y0:y1, x0:x1] = image[y0:y1, x0:x1]
+    assert np.array_equal(outside, image)

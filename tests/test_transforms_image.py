@@ -181,6 +181,8 @@ def test_image_modes_are_kept_or_normalised(name: str, mode: str) -> None:
         image = Image.fromarray(rgb[..., 0].astype(np.uint16) * 257)
     elif mode != "RGB":
         image = image.convert(mode)
+    if mode in ("LA", "RGBA"):  # a real alpha channel, with transparent parts
+        image.putalpha(Image.fromarray(rgb[..., 1]))
     buffer = io.BytesIO()
     image.save(buffer, format="JPEG" if mode == "CMYK" else "PNG")
     sample = Sample(
@@ -196,6 +198,21 @@ def test_image_modes_are_kept_or_normalised(name: str, mode: str) -> None:
     expected_mode = {"P": "RGB", "I;16": "L", "CMYK": "RGB"}.get(mode, mode)
     assert result.mode == expected_mode
     assert output.qc["passed"], output.qc
+
+
+@pytest.mark.parametrize(("mode", "read_as"), [("RGBA", "RGB"), ("LA", "L")])
+def test_an_opaque_alpha_channel_is_dropped(mode: str, read_as: str) -> None:
+    from abstain_build.media.images import decode_image
+
+    image = Image.fromarray(gradient_image(40, 30, 3)).convert(mode)  # alpha 255 everywhere
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    array = decode_image(buffer.getvalue(), "opaque")
+    assert np.array_equal(array, np.asarray(image.convert(read_as)))
+    image.putpixel((0, 0), (0,) * (len(mode) - 1) + (254,))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    assert decode_image(buffer.getvalue(), "one translucent pixel").shape[-1] == len(mode)
 
 
 @pytest.mark.parametrize("name", IMAGE_TRANSFORMS)

@@ -39,7 +39,8 @@ def decode_image(data: bytes, what: str, max_pixels: int = DEFAULT_MAX_PIXELS) -
 
 
 def to_array(image: Image.Image) -> np.ndarray:
-    """Normalise PIL modes to the four layouts the kernels handle (uint8, 2-D or H x W x C)."""
+    """Normalise PIL modes to the four layouts the kernels handle (uint8, 2-D or H x W x C);
+    an alpha channel that is opaque everywhere is dropped (LA -> L, RGBA -> RGB)."""
     if image.mode in ("L", "LA", "RGB", "RGBA"):
         converted = image
     elif image.mode in ("1", "I", "I;16", "I;16B", "F"):
@@ -48,6 +49,10 @@ def to_array(image: Image.Image) -> np.ndarray:
         converted = image.convert("RGBA")
     else:
         converted = image.convert("RGB")
+    if converted.mode in ("LA", "RGBA") and converted.getchannel("A").getextrema() == (255, 255):
+        # Opaque everywhere: the same picture on any background, at 3/4 of the bytes, and
+        # every kernel (masks, darkening) then has no alpha to keep.
+        converted = converted.convert(converted.mode[:-1])
     return np.asarray(converted, dtype=np.uint8).copy()
 
 

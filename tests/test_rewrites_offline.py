@@ -65,6 +65,14 @@ def test_the_asked_for_noun_is_not_a_slot() -> None:
     # The replacement takes the determiner along: no "this the ...".
     (first,) = GENERATORS["ambiguous_reference"](parts, np.random.default_rng(0))[:1]
     assert "this the" not in first.text and first.text.startswith("What organ appears")
+    # "How many X" and "how much X" ask for X too (a real AI2D question).
+    parts = parse_question(
+        "<image 1> Based on the food web, how many organisms feed on the microalgae?"
+    )
+    assert all("organisms" not in p.text and "how" not in p.text.lower() for p in parts.phrases)
+    assert [
+        p.text for p in parse_question("How much revenue did the West region make?").phrases
+    ] == ["West region"]
 
 
 def all_candidates(name: str, question: str) -> list[str]:

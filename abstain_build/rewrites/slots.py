@@ -120,7 +120,7 @@ def _phrases(text: str) -> list[Phrase]:
         head = chunk.root.text.lower()
         if head in _VAGUE_HEADS or chunk.root.pos_ == "PRON" or "XXXX" in chunk.text:
             continue
-        if any(t.tag_ in ("WDT", "WP", "WP$") for t in chunk):
+        if any(t.tag_ in ("WDT", "WP", "WP$", "WRB") for t in chunk):
             continue
         words = [t for t in chunk if t.pos_ not in ("DET", "PRON")]
         while words and words[0].lower_ in ("following", "above", "below", "given"):

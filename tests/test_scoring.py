@@ -342,6 +342,12 @@ def test_hand_made_predictions_give_known_counts(built: dict[str, Path], tmp_pat
     items = read_jsonl(Path(report["written"]) / "items.jsonl")
     assert len(items) == len(rows)
     assert {i["cell"] for i in items} <= set(expected)
+    by_id = {r["id"]: r for r in records}
+    for item in items:  # each row carries what a breakdown needs, to join without data.jsonl
+        record = by_id[item["id"]]
+        assert item["group_id"] == record["group_id"]
+        assert item["answerable"] == record["answerable"]
+        assert item["transform"] == (record["transform"] or {}).get("name")
 
 
 def test_family_rows_pair_each_counterpart_with_its_original(

@@ -41,6 +41,12 @@ class Scored:
         grade = self.grade
         return {
             "id": self.item.id,
+            "group_id": self.item.group_id,
+            "answerable": self.item.answerable,
+            "family": self.item.family,
+            "transform": self.item.transform,
+            "subset": self.item.subset,
+            "qc_status": self.item.status,
             "cell": self.cell,
             "abstained": self.abstention.abstained,
             "phrase": self.abstention.phrase,

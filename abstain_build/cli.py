@@ -498,7 +498,7 @@ def eval_command(
         print(json.dumps({**data, "written": str(target)}, ensure_ascii=False))
     else:
         console = out if out.is_terminal else Console(width=max(out.width, 140))
-        print_report(console, evaluation, by, target)
+        print_report(console, data, by, target)
     problems = data["problems"]
     if strict and any(problems[k] for k in ("missing", "extra", "lines")):
         raise typer.Exit(1)

@@ -75,8 +75,6 @@ SHARED_IMAGES = ROOT.parent / "shared" / "data" / "mmmu" / "images"
 SHARED_PDFS = ROOT.parent / "shared" / "data" / "mmlongbench-doc" / "documents"
 
 HOLE_SETS = 8
-#: Stands for the mask pair in :func:`pairs`: its painters are made per image set.
-MASK: Kernel = lambda image: image  # noqa: E731
 
 RADIUS = 18.0
 DIVISOR = 15.0
@@ -196,34 +194,51 @@ def albumentations_kernel(transform: A.BasicTransform) -> Kernel:
     return run
 
 
-def pairs() -> list[tuple[str, Kernel, str, Kernel]]:
-    """(operation, ours, albumentations transform, albumentations)."""
+#: Makes (ours, albumentations') kernels for one set of images: the mask pair draws its
+#: holes per image; the other pairs are the same kernels whatever the images.
+PairMaker = Callable[[list[np.ndarray]], tuple[Kernel, Kernel]]
+
+
+def fixed(ours: Kernel, theirs: Kernel) -> PairMaker:
+    return lambda images: (ours, theirs)
+
+
+def pairs() -> list[tuple[str, str, PairMaker]]:
+    """(operation, albumentations transform, maker of the two kernels)."""
     return [
         (
             "blur r=18",
-            lambda image: gaussian_blur(image, RADIUS),
             "GaussianBlur",
-            albumentations_kernel(A.GaussianBlur(sigma_limit=(RADIUS, RADIUS), blur_limit=0, p=1)),
+            fixed(
+                lambda image: gaussian_blur(image, RADIUS),
+                albumentations_kernel(
+                    A.GaussianBlur(sigma_limit=(RADIUS, RADIUS), blur_limit=0, p=1)
+                ),
+            ),
         ),
-        ("mask 20x15%", MASK, "CoarseDropout", MASK),
+        ("mask 20x15%", "CoarseDropout", mask_pair),
         (
             "darken /15",
-            lambda image: darken(image, DIVISOR),
             "MultiplicativeNoise",
-            albumentations_kernel(
-                A.MultiplicativeNoise(multiplier=(1 / DIVISOR, 1 / DIVISOR), p=1)
+            fixed(
+                lambda image: darken(image, DIVISOR),
+                albumentations_kernel(
+                    A.MultiplicativeNoise(multiplier=(1 / DIVISOR, 1 / DIVISOR), p=1)
+                ),
             ),
         ),
         (
             "darken /15",
-            lambda image: darken(image, DIVISOR),
             "RandomBrightnessContrast",
-            albumentations_kernel(
-                A.RandomBrightnessContrast(
-                    brightness_limit=(0, 0),
-                    contrast_limit=(1 / DIVISOR - 1, 1 / DIVISOR - 1),
-                    p=1,
-                )
+            fixed(
+                lambda image: darken(image, DIVISOR),
+                albumentations_kernel(
+                    A.RandomBrightnessContrast(
+                        brightness_limit=(0, 0),
+                        contrast_limit=(1 / DIVISOR - 1, 1 / DIVISOR - 1),
+                        p=1,
+                    )
+                ),
             ),
         ),
     ]
@@ -276,12 +291,12 @@ def kernel_table(sets: dict[str, list[np.ndarray]], budget: float) -> None:
     print(header)
     print("-" * len(header))
     lowest: dict[tuple[str, bool], float] = {}
-    for operation, ours, name, theirs in pairs():
+    for operation, name, make in pairs():
         for encode in (False, True):
             for size, images in sets.items():
-                kernels = mask_pair(images) if ours is MASK else (ours, theirs)
-                mine = kernels[0] if not encode else with_png(kernels[0])
-                other = kernels[1] if not encode else with_png(kernels[1])
+                ours, theirs = make(images)
+                mine = ours if not encode else with_png(ours)
+                other = theirs if not encode else with_png(theirs)
                 ours_rate, their_rate = compare([mine, other], images, budget)
                 ratio = ours_rate / their_rate
                 key = (f"{operation} vs {name}", encode)

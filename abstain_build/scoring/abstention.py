@@ -211,8 +211,9 @@ class AbstentionMatcher:
             scope, where = final.statement, "final answer"
         else:
             scope, where = text, "response"
-        if self._whole and _canonical(final.text) in self._whole:
-            return Abstention(True, "=" + _canonical(final.text), "final answer")
+        whole = _canonical(final.text) if self._whole else ""
+        if whole in self._whole:
+            return Abstention(True, "=" + whole, "final answer")
         phrase = self._find(scope)
         return Abstention(phrase is not None, phrase, where)
 

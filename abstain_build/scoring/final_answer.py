@@ -13,6 +13,7 @@ its commitment. The rules, in order:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -81,8 +82,12 @@ def sentences(line: str) -> list[str]:
     return merged
 
 
+@functools.lru_cache(maxsize=4096)
 def final_answer(response: str) -> FinalAnswer:
-    """The final answer of ``response`` (see the module docstring for the rules)."""
+    """The final answer of ``response`` (see the module docstring for the rules).
+
+    Remembered: the abstention matcher and the graders both ask for it, several times.
+    """
     text = normalize_quotes(response or "").strip()
     markers = list(ANSWER_MARKER.finditer(text))
     if markers:

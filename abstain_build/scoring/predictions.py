@@ -32,10 +32,6 @@ class Predictions:
     #: ``{"line": n, "id": ..., "problem": "..."}`` for every line not used as given.
     problems: list[dict[str, Any]] = field(default_factory=list)
 
-    @property
-    def with_confidence(self) -> int:
-        return sum(1 for p in self.by_id.values() if p.confidence is not None)
-
 
 def _confidence(value: Any) -> tuple[float | None, str | None]:
     if value is None:

@@ -85,8 +85,8 @@ def _some(ids: Sequence[str]) -> str:
     return shown + (f", ... ({len(ids) - SHOW_IDS} more)" if len(ids) > SHOW_IDS else "")
 
 
-def print_report(console: Console, evaluation: Evaluation, by: str, written: Path | None) -> None:
-    data = evaluation.to_json(by=(by,))
+def print_report(console: Console, data: dict[str, Any], by: str, written: Path | None) -> None:
+    """Print ``data`` (an :meth:`Evaluation.to_json` result) with the ``by`` breakdown."""
     items = data["items"]
     excluded = ", ".join(f"{k} {v}" for k, v in items["excluded_by_status"].items())
     statuses = ", ".join(f"{k} {v}" for k, v in items["unanswerable_by_status"].items())

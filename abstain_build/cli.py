@@ -208,6 +208,14 @@ def transform(
     dpi: Annotated[
         int | None, typer.Option(help="Render evidence pages at this dpi (default 144).")
     ] = None,
+    context: Annotated[
+        str | None,
+        typer.Option(
+            help="What a model sees of a document: 'document' (the whole PDF, as"
+            " MMLongBench-Doc evaluates; default) or 'pages' (the evidence pages' images)."
+            " Every page the model sees that states the answer is edited, and re-read.",
+        ),
+    ] = None,
     config: Annotated[
         Path | None, typer.Option("--config", help="TOML file, or a previous run's manifest.json.")
     ] = None,
@@ -241,6 +249,7 @@ def transform(
         "limit": limit,
         "max_pixels": max_pixels,
         "dpi": dpi,
+        "context": context,
         "overwrite": overwrite or None,
     }
     try:
@@ -429,6 +438,47 @@ def qc(
             highlight=False,
         )
     err.print(f"  data: {out_dir / 'data.jsonl'} (qc.status per item)")
+
+
+@app.command()
+def audit(
+    out_dir: Annotated[Path, typer.Argument(help="A dataset folder in this output layout.")],
+    report_path: Annotated[
+        Path | None, typer.Option("--out", help="Where audit.json goes (default: DIR/audit.json).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    """Read every unanswerable item as a model would (the whole document, or the pages or
+    images the record ships) and report the ones that still state their answer.
+
+    Exit 1 when an item QC accepted still states it; 2 when the dataset cannot be read.
+    """
+    from .errors import InputError
+    from .evidence.audit import audit_dataset, print_report, write_report
+    from .textregions.ocr import configure_ocr_cache
+
+    _logging(debug)
+    if not (out_dir / "data.jsonl").is_file():
+        raise _fail(f"{out_dir}: no data.jsonl (not a dataset folder)")
+    configure_ocr_cache(out_dir / "state" / "ocr")
+    target = report_path or out_dir / "audit.json"
+    try:
+        with _progress(not as_json and err.is_terminal) as bar:
+            task = bar.add_task("audit", total=None)
+            report = audit_dataset(
+                out_dir, lambda done, total: bar.update(task, completed=done, total=total)
+            )
+    except InputError as exc:
+        raise _fail(str(exc)) from None
+    data = write_report(report, target)
+    if as_json:
+        print(json.dumps({k: v for k, v in data.items() if k != "items"}, ensure_ascii=False))
+    else:
+        console = out if out.is_terminal else Console(width=max(out.width, 140))
+        print_report(console, data, target)
+    if report.accepted_leaks:
+        raise typer.Exit(1)
 
 
 @app.command("eval")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .evidence.context import CONTEXTS
 from .media.images import DEFAULT_MAX_PIXELS
 from .media.pdf import DEFAULT_DPI
 
@@ -45,6 +46,9 @@ class BuildConfig:
     #: given), "none" (structural checks only). None: "judges" if judges are given.
     qc: str | None = None
     judges: list[str] = field(default_factory=list)
+    #: What a model is meant to see of a document sample: "document" (the whole PDF, as
+    #: MMLongBench-Doc's evaluation gives it) or "pages" (the evidence pages' images).
+    context: str = "document"
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -55,6 +59,10 @@ class BuildConfig:
             raise ConfigError(
                 f"routing {self.routing!r} is not available;"
                 f" choose one of {', '.join(ROUTING_MODES)}"
+            )
+        if self.context not in CONTEXTS:
+            raise ConfigError(
+                f"context {self.context!r} is not available; choose one of {', '.join(CONTEXTS)}"
             )
         if not 36 <= self.dpi <= 600:
             raise ConfigError("dpi must be between 36 and 600")

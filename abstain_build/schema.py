@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _REGION = {
     "bbox": ["float64"],
@@ -35,6 +35,16 @@ _TOKEN = {
     "bbox": ["float64"],
 }
 _CHECK = {"name": "string", "passed": "bool", "detail": "string"}
+_STATEMENT = {
+    "page": "int64",
+    "channel": "string",
+    "text": "string",
+    "form": "string",
+    "status": "string",
+    "listed": "bool",
+    "anchors": ["string"],
+    "bbox": ["float64"],
+}
 _JUDGE = {
     "judge": "string",
     "verdict": "string",
@@ -42,6 +52,7 @@ _JUDGE = {
     "justification": "string",
     "kind": "string",
     "score": "float64",
+    "found": "string",
 }
 
 RECORD: dict[str, Any] = {
@@ -56,6 +67,7 @@ RECORD: dict[str, Any] = {
     "answer_format": "string",
     "images": ["string"],
     "document": "string",
+    "context": "string",
     "evidence_pages": ["int64"],
     "transform": {
         "name": "string",
@@ -98,6 +110,27 @@ RECORD: dict[str, Any] = {
         "relaxed": "bool",
         "scores": "string",  # JSON text: {transform: score}
         "attempts": [{"transform": "string", "reason": "string"}],
+    },
+    "evidence": {
+        "map": {
+            "gold_forms": ["string"],
+            "anchors": ["string"],
+            "pages_read": "int64",
+            "channels": ["string"],
+            "statements": [_STATEMENT],
+            "statement_pages": ["int64"],
+            "other_mentions": "int64",
+            "notes": ["string"],
+        },
+        "reread": {
+            "policy": "string",
+            "passed": "bool",
+            "pages_read": "int64",
+            "pages_reread": ["int64"],
+            "channels": ["string"],
+            "found": [_STATEMENT],
+            "detail": "string",
+        },
     },
     "qc": {
         "status": "string",

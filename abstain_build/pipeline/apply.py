@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..evidence.context import DEFAULT_CONTEXT
+from ..evidence.gate import GateResult, reread_gate
+from ..evidence.map import evidence_map
 from ..media.images import encode_png
 from ..media.inputs import SampleInputs
 from ..media.pdf import open_pdf, render_pages, save_pdf
@@ -40,6 +43,8 @@ class TransformOutput:
     pdf: bytes | None = None
     seconds: float = 0.0
     qc: dict[str, Any] = field(default_factory=dict)
+    #: The re-read gate's result (documents; see :func:`reread`), None until it runs.
+    gate: GateResult | None = None
 
 
 def run_transform(
@@ -49,11 +54,13 @@ def run_transform(
     run_seed: int,
     attempt: int = 0,
     llm: ModelClient | None = None,
+    context: str = DEFAULT_CONTEXT,
 ) -> TransformOutput:
     """Plan and apply ``transform``; raises ``NotApplicable`` or any error of the transform.
 
     ``llm`` is the rewrite model (LLM mode); question transforms use their offline
-    generators without one.
+    generators without one. ``context``: what a model sees of a document ("document":
+    the whole PDF; "pages": the evidence pages' images), which decides the pages edited.
     """
     started = time.perf_counter()
     seed = derive_seed(run_seed, sample.id, transform.name, attempt)
@@ -64,6 +71,7 @@ def run_transform(
         seed=seed,
         attempt=attempt,
         llm=llm,
+        context=context,
     )
     plan = transform.plan(ctx)
     record = PerturbationRecord(
@@ -107,3 +115,34 @@ def run_transform(
     )
     output.seconds = time.perf_counter() - started
     return output
+
+
+def reread(
+    transform: Transform,
+    sample: Sample,
+    inputs: SampleInputs,
+    output: TransformOutput,
+    context: str = DEFAULT_CONTEXT,
+) -> GateResult | None:
+    """The re-read gate on a document item (None for image samples): everything the item
+    ships read again (:mod:`abstain_build.evidence.gate`); ``output.gate`` is set."""
+    if sample.document is None:
+        return None
+    emap = evidence_map(sample, inputs)
+    pdf = output.pdf if output.pdf is not None else inputs.document_bytes()
+    images = output.images if output.images is not None else inputs.evidence_renders()
+    pages = output.pages or list(sample.evidence_pages)
+    page_images = dict(zip(pages, images, strict=True)) if output.pdf is not None else {}
+    output.gate = reread_gate(
+        emap,
+        pdf,
+        page_images,
+        output.record.to_json(),
+        transform.evidence_policy,
+        output.question,
+        sample.options,
+        context,
+        inputs.limits.dpi,
+        inputs.limits.max_pixels,
+    )
+    return output.gate

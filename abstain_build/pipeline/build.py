@@ -96,6 +96,7 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
         model_options=model_options(config) if config.llm else None,
         terminal=terminal,
         qc=qc_spec(config),
+        context=config.context,
     )
     if config.llm:
         # Fails now, before anything is written, when the key is missing.

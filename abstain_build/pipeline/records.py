@@ -6,6 +6,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..evidence.context import DEFAULT_CONTEXT
+from ..evidence.gate import GateResult
+from ..evidence.map import EvidenceMap
 from ..model import Sample
 
 
@@ -45,6 +48,8 @@ def _record(
     transform: dict[str, Any] | None,
     routing: dict[str, Any] | None,
     qc: dict[str, Any],
+    context: str,
+    evidence: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """One row, keys in the order of ``abstain_build.schema.RECORD``."""
     answerable = transform is None
@@ -60,18 +65,40 @@ def _record(
         "answer_format": sample.answer_format,
         "images": images,
         "document": document,
+        "context": context,
         "evidence_pages": list(sample.evidence_pages),
         "transform": None
         if transform is None
         else dict(transform, params=json_text(transform["params"])),
         "routing": routing,
+        "evidence": evidence,
         "qc": qc,
         "source": _source(sample),
         "metadata": json_text(sample.metadata),
     }
 
 
-def control_record(sample: Sample, assets: ControlAssets) -> dict[str, Any]:
+def record_context(sample: Sample, context: str) -> str:
+    """What a model is meant to see: "images" for image samples, else the run's context."""
+    return "images" if sample.document is None else context
+
+
+def evidence_block(
+    emap: EvidenceMap | None, gate: GateResult | None = None
+) -> dict[str, Any] | None:
+    """The record's ``evidence``: where the answer is stated (the map, over every page of
+    the document) and, for a counterpart, what the re-read gate found."""
+    if emap is None:
+        return None
+    return {"map": emap.to_json(), "reread": None if gate is None else gate.to_json()}
+
+
+def control_record(
+    sample: Sample,
+    assets: ControlAssets,
+    context: str = DEFAULT_CONTEXT,
+    emap: EvidenceMap | None = None,
+) -> dict[str, Any]:
     qc = {
         "status": "control",
         "preliminary": None,
@@ -81,7 +108,16 @@ def control_record(sample: Sample, assets: ControlAssets) -> dict[str, Any]:
         "human": None,  # set by `abstain-build review --finalize`
     }
     return _record(
-        sample, "original", sample.question, assets.images, assets.document, None, None, qc
+        sample,
+        "original",
+        sample.question,
+        assets.images,
+        assets.document,
+        None,
+        None,
+        qc,
+        record_context(sample, context),
+        evidence_block(emap),
     )
 
 
@@ -94,6 +130,8 @@ def perturbed_record(
     routing: dict[str, Any],
     preliminary: dict[str, Any],
     verification: dict[str, Any] | None = None,
+    context: str = DEFAULT_CONTEXT,
+    evidence: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``verification``: the QC result (status, judges, self-check, earlier rejections);
     None when QC is off, and the item passed the structural checks only."""
@@ -109,4 +147,15 @@ def perturbed_record(
         qc.update(verification)
         if qc["self_check"] is not None:
             qc["self_check"] = json_text(qc["self_check"])
-    return _record(sample, transform["name"], question, images, document, transform, routing, qc)
+    return _record(
+        sample,
+        transform["name"],
+        question,
+        images,
+        document,
+        transform,
+        routing,
+        qc,
+        record_context(sample, context),
+        evidence,
+    )

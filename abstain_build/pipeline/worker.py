@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunStopped, SampleError
+from ..evidence.context import DEFAULT_CONTEXT
+from ..evidence.map import evidence_map
 from ..media.inputs import InputLimits, SampleInputs
 from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient, stats_delta
@@ -25,10 +27,10 @@ from ..routing.route import RouteDecision, SampleScores, score_sample
 from ..textregions.ocr import configure_ocr_cache
 from ..transforms.base import NotApplicable, Transform
 from ..transforms.registry import get_registry
-from .apply import TransformOutput, run_transform
+from .apply import TransformOutput, reread, run_transform
 from .assets import AssetStore
 from .prefetch import prefetch_rewrites
-from .records import ControlAssets, control_record, perturbed_record
+from .records import ControlAssets, control_record, evidence_block, perturbed_record
 
 #: QC rejections after the first before a routed sample is given up (the method's 5).
 MAX_QC_RETRIES = 5
@@ -52,6 +54,8 @@ class JobSpec:
     terminal: tuple[str, ...] = ()
     #: How items are verified (judges, self-check); None: structural checks only.
     qc: QcSpec | None = None
+    #: What a model is meant to see of a document: "document" (the whole PDF) or "pages".
+    context: str = DEFAULT_CONTEXT
 
     def build_transforms(self) -> list[Transform]:
         registry = get_registry(self.plugins)
@@ -72,6 +76,8 @@ class SampleOutcome:
     model_usage: list[dict[str, Any]] = field(default_factory=list)
     #: Every QC decision for this sample: [transform, family, status], rejections included.
     qc: list[list[str]] = field(default_factory=list)
+    #: Every re-read gate decision: [transform, "passed" | "failed"].
+    gate: list[list[str]] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -198,7 +204,8 @@ class SampleProcessor:
             started = time.perf_counter()
             inputs.validate()
             control = self._write_control(sample, inputs)
-            outcome.records.append(control_record(sample, control))
+            emap = evidence_map(sample, inputs) if sample.document is not None else None
+            outcome.records.append(control_record(sample, control, self.job.context, emap))
             outcome.seconds["original"] = time.perf_counter() - started
         except SampleError as error:
             outcome.problems.append(_problem(sample, error.stage, error.reason))
@@ -228,7 +235,7 @@ class SampleProcessor:
         for transform in selection.candidates:
             output, failure = self._attempt(transform, sample, inputs, outcome)
             if output is None:
-                if failure.kind == "not_applicable":
+                if failure.kind in ("not_applicable", "leak"):
                     outcome.not_applicable[transform.name] = failure.reason
                 else:
                     outcome.problems.append(
@@ -239,7 +246,7 @@ class SampleProcessor:
             if verification is not None and verification.rejected:
                 continue
             qc = None if verification is None else verification.to_json()
-            record = self._write_perturbed(sample, control, output, selection.record(), qc)
+            record = self._write_perturbed(sample, inputs, control, output, selection.record(), qc)
             outcome.records.append(record)
 
     def _routed(
@@ -290,7 +297,9 @@ class SampleProcessor:
             qc = None
             if verification is not None:
                 qc = dict(verification.to_json(), rejected=rejected)
-            record = self._write_perturbed(sample, control, output, decision.record(attempts), qc)
+            record = self._write_perturbed(
+                sample, inputs, control, output, decision.record(attempts), qc
+            )
             outcome.records.append(record)
             return
         tried = "; ".join(f"{a['transform']}: {a['reason']}" for a in attempts)
@@ -331,10 +340,14 @@ class SampleProcessor:
     def _attempt(
         self, transform: Transform, sample: Sample, inputs: SampleInputs, outcome: SampleOutcome
     ) -> tuple[TransformOutput | None, _Failure]:
-        """One transform on one sample: its output, or why there is none."""
+        """One transform on one sample: its output, or why there is none (not applicable,
+        an error, a failed structural check, or the answer still stated)."""
         stage = f"transform:{transform.name}"
+        started = time.perf_counter()
         try:
-            output = run_transform(transform, sample, inputs, self.job.seed, llm=self.llm)
+            output = run_transform(
+                transform, sample, inputs, self.job.seed, llm=self.llm, context=self.job.context
+            )
         except NotApplicable as reason:
             return None, _Failure("not_applicable", stage, str(reason))
         except SampleError as error:
@@ -346,6 +359,17 @@ class SampleProcessor:
             failed = [c for c in output.qc["checks"] if not c["passed"]]
             detail = "; ".join(f"{c['name']} {c['detail']}".strip() for c in failed)
             return None, _Failure("qc", "qc", f"structural check failed: {detail}")
+        try:
+            gate = reread(transform, sample, inputs, output, self.job.context)
+        except SampleError as error:
+            return None, _Failure("error", "reread", error.reason)
+        except Exception as exc:
+            return None, _Failure("error", "reread", _describe(exc))
+        outcome.seconds[transform.name] = time.perf_counter() - started
+        if gate is not None:
+            outcome.gate.append([transform.name, "passed" if gate.passed else "failed"])
+            if not gate.passed:
+                return None, _Failure("leak", "reread", f"re-read gate: {gate.reason()}")
         return output, _Failure("", "", "")
 
     def _write_control(self, sample: Sample, inputs: SampleInputs) -> ControlAssets:
@@ -367,6 +391,7 @@ class SampleProcessor:
     def _write_perturbed(
         self,
         sample: Sample,
+        inputs: SampleInputs,
         control: ControlAssets,
         output: TransformOutput,
         routing: dict[str, Any],
@@ -385,6 +410,7 @@ class SampleProcessor:
             ]
         if output.pdf is not None:
             document = self.assets.variant_file(sample.id, name, "document.pdf", output.pdf)
+        emap = evidence_map(sample, inputs) if sample.document is not None else None
         return perturbed_record(
             sample,
             question=output.question,
@@ -394,6 +420,8 @@ class SampleProcessor:
             routing=routing,
             preliminary=output.qc,
             verification=verification,
+            context=self.job.context,
+            evidence=evidence_block(emap, output.gate),
         )
 
 

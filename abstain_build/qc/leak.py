@@ -2,10 +2,11 @@
 
 A perturbation meant to remove or corrupt evidence has failed if a model can still read
 the answer. This check looks where a model would: the PDF text layer and the pixels (OCR
-of the rendered pages). Numbers are compared by value, allowing for how reports print
-them: 1,234 = 1234 = 1.234 thousand = $1,234; 0.125 = 12.5%; (1,234) holds 1234. A
-printed number matches only if it carries all the precision of the answer (1.2 thousand
-does not give away 1234).
+of the rendered pages). What counts as printing the answer is decided in one place,
+:mod:`abstain_build.evidence.forms`: numbers by value after scale words, unit shifts and
+rounding ("$34.7 million" prints 34.7, "$8.8 billion" prints 8,831 million, "56.82"
+prints 56.8, "51%" prints 0.51, "(1,234)" prints -1,234), dates in any common format,
+text regardless of case, spacing, punctuation and small OCR errors.
 
 Where the answer is not printed on the *original* evidence pages either (a sum, a
 difference, a paraphrase), there is nothing to leak and the report says the check does
@@ -14,22 +15,25 @@ not apply.
 
 from __future__ import annotations
 
-import ast
 import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 import numpy as np
 from PIL import Image
 
-from ..transforms.functional.number_rewrite import printed_digits
-from ..transforms.functional.numbers import NumericToken, find_numbers, follows_reference_word
+from ..evidence.forms import (
+    GoldItem,
+    answer_items,
+    find_in_string,
+    gold_items,
+    number_form,
+    value_form,
+)
+from ..transforms.functional.numbers import NumericToken
 
-#: Powers of ten a printed number may differ from the answer by: scale words are already
-#: resolved, so these cover tables "in thousands/millions" and percent vs fraction.
-_UNIT_SHIFTS = (Decimal(1), Decimal(100), Decimal("0.01"), Decimal(1000), Decimal(10) ** 6)
-_MIN_TEXT_ANSWER = 3
+__all__ = ["answer_items"]
 
 
 @dataclass(frozen=True)
@@ -68,85 +72,37 @@ class EvidenceText:
 # -- the answer ----------------------------------------------------------------------------
 
 
-def answer_items(answer: str, answer_format: str | None) -> list[str]:
-    """The pieces of the answer to look for: list items for List answers, else the answer."""
-    text = answer.strip()
-    if (answer_format or "").lower() == "list" or (text.startswith("[") and text.endswith("]")):
-        try:
-            parsed = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            parsed = None
-        if isinstance(parsed, (list, tuple)):
-            return [str(item).strip() for item in parsed if str(item).strip()]
-    return [text] if text else []
-
-
-def _magnitude(token: NumericToken) -> Decimal | None:
-    """The size a token prints, scale word applied, exactly (no float rounding)."""
-    if token.value is None:
-        return None
-    digits = printed_digits(token)
-    if digits is None:
-        return None
-    return Decimal(digits.replace(",", "")) * Decimal(int(token.multiplier))
-
-
-def _as_decimal(item: str) -> Decimal | None:
-    """The number an answer item states, if it is just a number (units and % allowed)."""
-    tokens = [t for t in find_numbers(item) if t.is_quantity or t.kind == "year"]
-    if len(tokens) == 1:
-        return _magnitude(tokens[0])
-    try:
-        return abs(Decimal(item.replace(",", "").strip()))
-    except InvalidOperation:
-        return None
-
-
-def number_matches(answer: Decimal, token: NumericToken) -> bool:
-    """Does ``token`` print ``answer``, exactly, up to a unit shift (thousands, percent)?
-
-    Exact equality is what makes precision count: "1.2 thousand" prints 1200, not 1234.
-    """
-    printed = _magnitude(token)
-    return printed is not None and any(answer / shift == printed for shift in _UNIT_SHIFTS)
+def numeric_gold(answer: str, answer_format: str | None) -> list[GoldItem]:
+    """The numbers (and years) the gold answer states, with their printed precision."""
+    return [i for i in gold_items(answer, answer_format) if i.kind in ("number", "year")]
 
 
 def answer_numbers(answer: str, answer_format: str | None) -> list[Decimal]:
-    """The numbers the gold answer states (each numeric item of a List answer)."""
-    numbers = (_as_decimal(item) for item in answer_items(answer, answer_format))
-    return [number for number in numbers if number is not None]
+    """The values the gold answer states (each numeric item of a List answer)."""
+    return [i.number for i in numeric_gold(answer, answer_format) if i.number is not None]
 
 
-def prints_answer(numbers: Sequence[Decimal], token: NumericToken) -> bool:
-    """Does ``token`` print one of the answer's ``numbers`` (see :func:`number_matches`)?"""
-    return any(number_matches(number, token) for number in numbers)
+def prints_answer(gold: Sequence[GoldItem], token: NumericToken) -> bool:
+    """Does ``token`` print one of the ``gold`` numbers, in any of their forms?"""
+    return any(number_form(item, token) is not None for item in gold)
 
 
-def would_print(numbers: Sequence[Decimal], magnitude: Decimal, multiplier: float = 1.0) -> bool:
-    """Would printing ``magnitude`` (before its scale word) state one of ``numbers``?"""
-    printed = magnitude * Decimal(int(multiplier))
-    return any(number / shift == printed for number in numbers for shift in _UNIT_SHIFTS)
+def would_print(
+    gold: Sequence[GoldItem], magnitude: Decimal, multiplier: float = 1.0, percent: bool = False
+) -> bool:
+    """Would printing ``magnitude`` (before its scale word) state one of the ``gold``
+    numbers? A new value that merely rounds to the gold states it too."""
+    scale = Decimal(int(multiplier))
+    quantum = Decimal(1).scaleb(magnitude.as_tuple().exponent) * scale  # type: ignore[arg-type]
+    return any(
+        value_form(item, abs(magnitude) * scale, quantum, percent) is not None for item in gold
+    )
 
 
 def find_in_text(items: Sequence[str], text: str) -> list[str]:
-    """The printed forms of any answer item found in ``text``."""
-    found: list[str] = []
-    tokens: list[NumericToken] | None = None
-    flat = " ".join(text.split()).lower()
-    for item in items:
-        number = _as_decimal(item)
-        if number is not None:
-            if tokens is None:
-                # "Figure 2" numbers a figure; it does not state a value of 2.
-                tokens = [
-                    t
-                    for t in find_numbers(text)
-                    if t.value is not None and not follows_reference_word(text, t)
-                ]
-            found.extend(t.text for t in tokens if number_matches(number, t))
-        elif len(item) >= _MIN_TEXT_ANSWER and " ".join(item.split()).lower() in flat:
-            found.append(item)
-    return found
+    """The printed forms of any answer item found in ``text`` (see :mod:`..evidence.forms`)."""
+    golds = [g for item in items for g in gold_items(item)]
+    return [match.printed for match in find_in_string(golds, text)]
 
 
 # -- reading the evidence ------------------------------------------------------------------
@@ -202,7 +158,7 @@ def leak_check(
     items = answer_items(answer, answer_format)
     if not items:
         return LeakReport(False, False, "the answer is empty")
-    searchable = [i for i in items if _as_decimal(i) is not None or len(i) >= _MIN_TEXT_ANSWER]
+    searchable = [i for i in items if gold_items(i)]
     if not searchable:
         return LeakReport(False, False, f"the answer {answer!r} is too short to search for")
     if not _hits(searchable, original):

@@ -8,12 +8,13 @@ sharing the run's reply cache, so a re-run asks no judge twice.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..evidence.forms import find_in_string, gold_items
 from ..models import ClientOptions, ModelClient
 from .consensus import REJECTED, consensus
-from .judges.base import Judge, JudgeItem, Verdict, get_judge
+from .judges.base import ANSWERABLE, Judge, JudgeItem, Verdict, get_judge
 from .self_check import self_check
 
 #: The offline pair: what ``--qc offline`` (and a build without ``--judge``) uses.
@@ -81,6 +82,7 @@ class Verifier:
             return QcResult(REJECTED, [], checked)
         with ThreadPoolExecutor(max_workers=max(1, len(self.judges))) as pool:
             verdicts = list(pool.map(lambda judge: _safe(judge, item), self.judges))
+        verdicts = [_gold_read(v, item) for v in verdicts]
         return QcResult(consensus(verdicts), verdicts, checked)
 
     def model_clients(self) -> list[ModelClient]:
@@ -100,3 +102,17 @@ def _safe(judge: Judge, item: JudgeItem) -> Verdict:
         return judge.judge(item)
     except Exception as exc:
         return judge.verdict("ERROR", "", f"the judge failed: {type(exc).__name__}: {exc}")
+
+
+def _gold_read(verdict: Verdict, item: JudgeItem) -> Verdict:
+    """A model judge that says ANSWERABLE and gives the gold answer in its justification
+    has read the gold on the item: its verdict becomes decisive (``found``)."""
+    if verdict.kind != "model" or verdict.verdict != ANSWERABLE or verdict.found:
+        return verdict
+    if item.reference is None:
+        return verdict
+    golds = gold_items(item.reference.answer, item.reference.answer_format, item.options)
+    matches = find_in_string(golds, verdict.justification)
+    if not matches:
+        return verdict
+    return replace(verdict, found=f"the judge's answer: {matches[0].printed!r}")

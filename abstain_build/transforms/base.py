@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..evidence.context import DEFAULT_CONTEXT
+from ..evidence.policy import QUESTION, REMOVE
 from ..model import FAMILIES, Edits, Plan, Region, Sample
 from ..textregions.pages import PageWords, page_words
 from .functional.page_content import PageContent, analyse_page, normalised_page
@@ -28,6 +30,7 @@ from .params import Param, resolve_params
 if TYPE_CHECKING:
     import pymupdf
 
+    from ..evidence.map import EvidenceMap
     from ..media.inputs import SampleInputs
     from ..models import ModelClient
     from ..routing.features import Features
@@ -49,6 +52,20 @@ class TransformContext:
     attempt: int = 0
     #: The run's rewrite model (a ``models.ModelClient``), or None in offline mode.
     llm: ModelClient | None = None
+    #: What a model is meant to see of a document: "document" (the whole PDF, as
+    #: MMLongBench-Doc evaluates) or "pages" (the evidence pages' images only).
+    context: str = DEFAULT_CONTEXT
+
+    def evidence(self) -> EvidenceMap:
+        """Where the sample's document states its answer (computed once per sample)."""
+        from ..evidence.map import evidence_map
+
+        return evidence_map(self.sample, self.inputs)
+
+    def pages_to_edit(self) -> list[int]:
+        """The listed evidence pages and, with the whole document shipped, every other page
+        that states the answer."""
+        return self.evidence().target_pages(self.context)
 
 
 class Transform(abc.ABC):
@@ -70,6 +87,10 @@ class Transform(abc.ABC):
     #: Routing: what the transform needs of a sample (hard: score x 0.05, soft: x 0.70),
     #: on top of the rules for its kind (:func:`..routing.scoring.axis_constraints`).
     constraints: ClassVar[tuple[Constraint, ...]] = ()
+    #: What the re-read gate holds the result to (:mod:`abstain_build.evidence.policy`):
+    #: "remove" (no statement of the answer may remain), "attribute" (the value stays in
+    #: the table the transform edited, nowhere else) or "question" (evidence unchanged).
+    evidence_policy: ClassVar[str] = REMOVE
 
     def __init__(self, **overrides: Any) -> None:
         self.config: dict[str, Any] = resolve_params(self.name, self.params, overrides)
@@ -202,11 +223,25 @@ class DocumentTransform(Transform):
 class EvidencePageTransform(DocumentTransform):
     """A document transform planned one evidence page at a time.
 
-    :meth:`plan` takes the sample's evidence pages (sorted, each once; :class:`NotApplicable`
-    when there are none), hands each one, normalised (rotation removed, as
-    :mod:`.functional.pdf_edit` edits it), to :meth:`plan_page`, and sets the plan's
-    intensity from what the pages return (:meth:`plan_intensity`).
+    :meth:`plan` takes the pages to edit (sorted, each once; :class:`NotApplicable` when
+    there are none): the sample's listed evidence pages and, when the whole document is
+    shipped, every other page the evidence map finds stating the answer
+    (``edits_statement_pages``), so that a 10-K restating the figure on another page gets
+    the same edit there. Each page, normalised (rotation removed, as
+    :mod:`.functional.pdf_edit` edits it), goes to :meth:`plan_page`, and the plan's
+    intensity comes from what the pages return (:meth:`plan_intensity`).
     """
+
+    #: Edit every page that states the answer, not only the listed ones.
+    edits_statement_pages: ClassVar[bool] = True
+
+    def pages(self, ctx: TransformContext) -> list[int]:
+        """The pages :meth:`plan` hands to :meth:`plan_page`."""
+        if not ctx.sample.evidence_pages:
+            return []
+        if self.edits_statement_pages:
+            return ctx.pages_to_edit()
+        return sorted(set(ctx.sample.evidence_pages))
 
     def plan_params(self, ctx: TransformContext) -> dict[str, Any]:
         """The recorded parameters. Default: the configured ones."""
@@ -223,10 +258,15 @@ class EvidencePageTransform(DocumentTransform):
         return 100.0 * float(np.mean(shares))
 
     def plan(self, ctx: TransformContext) -> Plan:
-        pages = sorted(set(ctx.sample.evidence_pages))
+        pages = self.pages(ctx)
         if not pages:
             raise NotApplicable("the sample lists no evidence pages")
         plan = Plan(params=self.plan_params(ctx))
+        extra = [p for p in pages if p not in ctx.sample.evidence_pages]
+        if extra:
+            plan.notes.append(
+                f"page(s) {extra} also state the answer: edited like the evidence pages"
+            )
         document = ctx.inputs.document()
         shares: list[float] = []
         for number in pages:
@@ -259,3 +299,4 @@ class QuestionTransform(Transform):
     """Rewrites the question; ``plan`` must set ``Plan.question``."""
 
     target: ClassVar[str] = "question"
+    evidence_policy: ClassVar[str] = QUESTION

@@ -9,13 +9,12 @@ numbers to erase, and record every edit. Applying replays the recorded edits thr
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import numpy as np
 import pymupdf
 
+from ..evidence.forms import GoldItem
 from ..model import Plan, Region, TokenEdit
-from ..qc.leak import answer_numbers, prints_answer
+from ..qc.leak import numeric_gold, prints_answer
 from ..textregions.pages import PageWords
 from ..textregions.tables import Table, find_tables
 from ..textregions.words import Word
@@ -37,10 +36,11 @@ class NumericPageTransform(EvidencePageTransform):
         """Whether this transform may edit ``number`` (all numbers by default)."""
         return True
 
-    def gold_numbers(self, ctx: TransformContext) -> list[Decimal]:
+    def gold_numbers(self, ctx: TransformContext) -> list[GoldItem]:
+        """The numbers the gold answer states, with the precision they are printed to."""
         return ctx.inputs.derived(
             "gold_numbers",
-            lambda: answer_numbers(ctx.sample.answer, ctx.sample.answer_format),
+            lambda: numeric_gold(ctx.sample.answer, ctx.sample.answer_format),
         )
 
     def unread(self, page_words: PageWords, number: int, plan: Plan) -> bool:
@@ -84,10 +84,18 @@ class NumericPageTransform(EvidencePageTransform):
         numbers: list[PageNumber],
         ratio: float,
         ctx: TransformContext,
+        page: int | None = None,
     ) -> tuple[list[PageNumber], int]:
-        """The gold answer's printed numbers, then a random ``ratio`` of all (rounded up)."""
+        """The numbers where the evidence map finds the answer on ``page`` (and any other
+        printing a gold number), then a random ``ratio`` of all (rounded up)."""
         gold = self.gold_numbers(ctx)
-        answer = [n for n in numbers if gold and prints_answer(gold, n.placed.token)]
+        evidence = ctx.evidence().evidence(page) if page is not None else []
+        boxes = [box for mention in evidence for box in mention.boxes]
+        answer = [
+            n
+            for n in numbers
+            if (gold and prints_answer(gold, n.placed.token)) or _overlaps_any(n.rect, boxes)
+        ]
         rest = [n for n in numbers if n not in answer]
         want = max(len(answer), int(np.ceil(ratio * len(numbers) - 1e-9)))
         extra = want - len(answer)
@@ -97,6 +105,16 @@ class NumericPageTransform(EvidencePageTransform):
             picked += [rest[i] for i in sorted(order)]
         picked.sort(key=lambda n: numbers.index(n))
         return picked, len(answer)
+
+    def answer_words(
+        self, words: list[Word], numbers: list[PageNumber], page: int, ctx: TransformContext
+    ) -> list[Word]:
+        """Words of the page that print a text answer (a name, a phrase), not numbers."""
+        numeric = [n.rect for n in numbers]
+        boxes = [box for mention in ctx.evidence().evidence(page) for box in mention.boxes]
+        return [
+            w for w in words if _overlaps_any(w.bbox, boxes) and not _overlaps_any(w.bbox, numeric)
+        ]
 
     def choose_words(
         self, words: list[Word], numbers: list[PageNumber], ratio: float, ctx: TransformContext
@@ -108,6 +126,20 @@ class NumericPageTransform(EvidencePageTransform):
             return []
         order = sorted(ctx.rng.permutation(len(near))[:count])
         return [near[i] for i in order]
+
+    @staticmethod
+    def record_table(plan: Plan, number: int, table: Table, detector: str) -> None:
+        """Record the table an edit keeps values in (where the gold may stay readable)."""
+        plan.edits.regions.append(
+            Region(
+                bbox=rounded(table.bbox),
+                kind="table",
+                page=number,
+                unit="pt",
+                detector=detector,
+                role="attribution",
+            )
+        )
 
     @staticmethod
     def record_erase(
@@ -144,3 +176,15 @@ class NumericPageTransform(EvidencePageTransform):
     @staticmethod
     def add_page_edits(plan: Plan, number: int, source: str, edits: list[TextEdit]) -> None:
         plan.extra.setdefault("page_edits", {})[number] = (source, edits)
+
+
+def _overlaps_any(box: tuple[float, ...], others: list[tuple[float, ...]]) -> bool:
+    """Does ``box``'s centre fall inside one of ``others`` (or theirs inside it)?"""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    for other in others:
+        if other[0] <= cx <= other[2] and other[1] <= cy <= other[3]:
+            return True
+        ox, oy = (other[0] + other[2]) / 2, (other[1] + other[3]) / 2
+        if box[0] <= ox <= box[2] and box[1] <= oy <= box[3]:
+            return True
+    return False

@@ -66,6 +66,14 @@ class Verdict:
     kind: str
     #: The measurement behind a reference verdict (e.g. the share of evidence retained).
     score: float | None = None
+    #: The gold answer as the judge read it on the item, and where ("page 4 (ocr):
+    #: '$8.8 billion'"); empty when it read none. A verdict that read the gold is decisive:
+    #: the item is rejected whatever the other judge says (:func:`..consensus.consensus`).
+    found: str = ""
+
+    @property
+    def read_gold(self) -> bool:
+        return self.verdict == ANSWERABLE and bool(self.found)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -75,11 +83,14 @@ class Verdict:
             "justification": self.justification,
             "kind": self.kind,
             "score": None if self.score is None else round(float(self.score), 4),
+            "found": self.found or None,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Verdict:
-        return cls(**data)
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known["found"] = known.get("found") or ""
+        return cls(**known)
 
 
 class Judge(abc.ABC):
@@ -97,10 +108,15 @@ class Judge(abc.ABC):
         """Release what the judge holds (model clients, OCR engines)."""
 
     def verdict(
-        self, verdict: str, confidence: str, justification: str, score: float | None = None
+        self,
+        verdict: str,
+        confidence: str,
+        justification: str,
+        score: float | None = None,
+        found: str = "",
     ) -> Verdict:
-        """A verdict signed by this judge."""
-        return Verdict(self.name, verdict, confidence, justification, self.kind, score)
+        """A verdict signed by this judge (``found``: the gold as read on the item)."""
+        return Verdict(self.name, verdict, confidence, justification, self.kind, score, found)
 
 
 _JUDGES: dict[str, type[Judge]] = {}

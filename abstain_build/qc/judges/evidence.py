@@ -7,8 +7,9 @@ says it edited, the attempts to undo the perturbation, and the words each of the
 the text layer never pays for OCR.
 
 Coordinates: everything is in pixels of the *original* image or render. Regions recorded
-on PDF pages (points, unrotated page space) are mapped with the page's rotation and the
-render's scale.
+on PDF pages are in points of the page as displayed (the transforms remove a page's
+rotation before planning), so they are only scaled; text-layer words come in the unrotated
+page space and are mapped with the page's rotation first.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ from ..leak import answer_items
 from .base import JudgeItem
 from .pixels import Aligned, Box, align, box_mask, crop_offset, gray, restorations
 
+#: Region kinds a record names that the transform did not edit (the table a merge or an
+#: inserted row keeps its values in).
+NOT_EDITED = frozenset({"table"})
 #: Channels a word can be read through. OCR of a restored image counts as OCR.
 TEXT_LAYER = "text_layer"
 OCR = "ocr"
@@ -106,8 +110,15 @@ def _box(region: dict[str, Any]) -> Box:
 
 
 def _to_pixels(box: Box, info: PageInfo, shape: tuple[int, ...]) -> Box:
-    """A box in points (unrotated page space) in pixels of the page's render."""
-    rect = pymupdf.Rect(box) * info.rotation
+    """A box in points of the *unrotated* page space (text-layer words) in pixels of the
+    page's render, which shows the page rotated."""
+    return _display_to_pixels(pymupdf.Rect(box) * info.rotation, info, shape)
+
+
+def _display_to_pixels(box: Box | pymupdf.Rect, info: PageInfo, shape: tuple[int, ...]) -> Box:
+    """A box in points of the page *as displayed* (rotation removed, as the document
+    transforms plan and record their regions) in pixels of the page's render."""
+    rect = pymupdf.Rect(box)
     height, width = shape
     sx, sy = width / info.width, height / info.height
     return (rect.x0 * sx, rect.y0 * sy, rect.x1 * sx, rect.y1 * sy)
@@ -245,9 +256,11 @@ class Evidence:
             return np.ones(shape, dtype=bool)
         boxes = []
         for region in self._regions_of(index):
+            if region.get("kind") in NOT_EDITED:
+                continue
             box = _box(region)
             if self.is_document and region.get("unit", "pt") == "pt":
-                box = _to_pixels(box, self.page(index), shape)
+                box = _display_to_pixels(box, self.page(index), shape)
             boxes.append(box)
         if not boxes:
             return None

@@ -15,8 +15,11 @@ read (no original, an undecodable image or PDF, an OCR failure) gets ERROR.
 
     1. The gold answer (the option text for a letter answer; each item of a list; not a
        bare digit, not text under three characters) printed on the original evidence
-       (:func:`abstain_build.qc.leak.find_in_text`: numbers by value, 11,642.4 = 11642.4):
-       ANSWERABLE (score 1) if any channel still shows it on the perturbed evidence, else
+       (:func:`abstain_build.qc.leak.find_in_text`: every form of the gold, see
+       :mod:`abstain_build.evidence.forms`): ANSWERABLE (score 1) if any channel still
+       shows it on the perturbed evidence (decisive: the item is rejected, see
+       :func:`abstain_build.qc.consensus.consensus`, unless the transform keeps the value
+       on purpose, as a column merge does), else
        UNANSWERABLE (score 0). Confidence: found by the text layer or plain OCR HIGH, only
        after undoing the perturbation MEDIUM; found inside text the transform wrote (a
        merged cell) LOW, beside text it wrote (an inserted row, a changed value) one
@@ -124,6 +127,7 @@ from difflib import SequenceMatcher
 import numpy as np
 
 from ...errors import InputError
+from ...evidence.policy import ATTRIBUTE, policy_of
 from ...rewrites.caption import alternative_names
 from ...rewrites.changed import changed_sentences
 from ...rewrites.sentences import split_sentences
@@ -420,12 +424,14 @@ class LeakJudge(Judge):
                 continue
             level = "HIGH" if channel in (TEXT_LAYER, OCR) else "MEDIUM"
             caveat = ""
+            decisive = policy_of({"transform": evidence.record}) != ATTRIBUTE
             written = [
                 str(t.get("new") or "")
                 for t in (evidence.record.get("edits") or {}).get("tokens") or []
                 if t.get("where") in ("page", "image")
             ]
             if any(find_in_text(items, text) for text in written if text):
+                decisive = False
                 level, caveat = (
                     "LOW",
                     "; it is inside text the transform wrote (a merged or reordered cell):"
@@ -444,6 +450,7 @@ class LeakJudge(Judge):
                 f"{_PREFIX}: {stated} and still readable on the perturbed"
                 f" {evidence.label(index)} ({channel}: {_quote(found)}){caveat}",
                 1.0,
+                found=f"{evidence.label(index)} ({channel}): {found[0]!r}" if decisive else "",
             )
         read = sorted({channel for _, _, channel in order})
         return self.verdict(

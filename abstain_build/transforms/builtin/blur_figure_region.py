@@ -7,13 +7,15 @@ from typing import Any
 import numpy as np
 import pymupdf
 
+from ...evidence.statements import Mention
 from ...model import EVIDENCE, Plan, Region
 from ...routing.features import Features
 from ...routing.scoring import FIGURE_FOUND
 from ..base import EvidencePageTransform, TransformContext
 from ..functional.blur import blur_params, blur_strength
+from ..functional.evidence_edits import local_regions, uncovered_statements
 from ..functional.figures import find_figures
-from ..functional.page_content import rect_tuple
+from ..functional.page_content import PageContent, rect_tuple
 from ..functional.pdf_edit import blur_page, blur_regions
 from ..params import Param
 from ..registry import register_transform
@@ -33,6 +35,8 @@ class BlurFigureRegion(EvidencePageTransform):
         " pixel blobs on image-only pages; each padded by 12 pt and widened to the words it"
         " holds (axis labels, legends). Text layer and pixels under a region are redacted"
         " and replaced by the blurred pixels. A page with no figure region is blurred whole."
+        " The sentence or table row of every statement of the answer outside the figures"
+        " is blurred too, on the evidence pages and on every other page that states it."
     )
     params = {
         "radius": Param(
@@ -74,6 +78,10 @@ class BlurFigureRegion(EvidencePageTransform):
             min_area=self.config["min_area"],
             margin=self.config["margin"],
         )
+        evidence = ctx.evidence().evidence(number)
+        if number not in ctx.sample.evidence_pages:
+            # A page that restates the answer: blur where it does, nothing else.
+            return self._blur_statements(number, plan, content, evidence, [])
         if not figures:
             plan.edits.regions.append(
                 Region(
@@ -104,8 +112,40 @@ class BlurFigureRegion(EvidencePageTransform):
                 f"page {number}: blurred {figure.source} at {rect_tuple(figure.rect, 0)}"
                 f" ({figure.detector})"
             )
+        self._blur_statements(number, plan, content, evidence, rects)
         total = content.mass()
+        rects = [tuple(r.bbox) for r in plan.edits.regions if r.page == number]
         return content.mass(rects) / total if total > 0 else 1.0
+
+    def _blur_statements(
+        self,
+        number: int,
+        plan: Plan,
+        content: PageContent,
+        evidence: list[Mention],
+        blurred: list[tuple[float, float, float, float]],
+    ) -> float:
+        """Blur the sentence or row of every statement no blurred region holds."""
+        missed = uncovered_statements(blurred, evidence)
+        regions = local_regions(missed, content.rect)
+        for box in regions:
+            plan.edits.regions.append(
+                Region(
+                    bbox=box,
+                    kind="blur",
+                    page=number,
+                    unit="pt",
+                    detector="evidence_map",
+                    role="statement",
+                )
+            )
+        if regions:
+            plan.notes.append(
+                f"page {number}: blurred {len(regions)} region(s) stating the answer outside"
+                " any figure"
+            )
+        total = content.mass()
+        return content.mass(regions) / total if total > 0 and regions else 0.0
 
     def plan_intensity(self, shares: list[float]) -> float:
         return 100.0 * blur_strength(self.config["radius"]) * float(np.mean(shares))

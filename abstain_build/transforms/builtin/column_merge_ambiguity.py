@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pymupdf
 
+from ...evidence.policy import ATTRIBUTE
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...qc.leak import prints_answer
 from ...routing.features import Features
@@ -23,6 +24,10 @@ def _cells_text(cells: list[TableCell | None]) -> list[str]:
 
 @register_transform
 class ColumnMergeAmbiguity(NumericPageTransform):
+    #: The gold's value stays on purpose (its attribution is what goes): the gate checks
+    #: it is stated nowhere but in the edited table, and only the listed pages are edited.
+    evidence_policy = ATTRIBUTE
+    edits_statement_pages = False
     name = "column_merge_ambiguity"
     family = "evidence_corruption"
     constraints = (NEEDS_TABLE,)
@@ -141,6 +146,7 @@ class ColumnMergeAmbiguity(NumericPageTransform):
                 role="table",
             )
         )
+        self.record_table(plan, number, table, f"{words.source}+{table.detector}")
         self.add_page_edits(plan, number, words.source, edits)
         headers = [
             " ".join(_cells_text([table.cells[r][j] for r in range(table.header_rows)]))

@@ -102,7 +102,9 @@ class CorruptNumericTokens(NumericPageTransform):
             )
 
         def forbidden(magnitude: Decimal) -> bool:
-            return bool(gold) and would_print(gold, magnitude, token.multiplier)
+            return bool(gold) and would_print(
+                gold, magnitude, token.multiplier, token.kind == "percent"
+            )
 
         return wrong_quantity(token, ctx.rng, self.config["low"], self.config["high"], forbidden)
 
@@ -113,7 +115,7 @@ class CorruptNumericTokens(NumericPageTransform):
         if read is None:
             return 0.0
         source, numbers, words = read
-        chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx)
+        chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx, number)
         edits: list[TextEdit] = []
         changes: list[float] = []
         out_of_range = 0
@@ -148,7 +150,15 @@ class CorruptNumericTokens(NumericPageTransform):
                     bbox=rounded(item.rect),
                 )
             )
-        others = self.choose_words(words, numbers, self.config["word_ratio"], ctx)
+        answer = self.answer_words(words, numbers, number, ctx)
+        for word in answer:  # a text answer cannot be made wrong as a number: erased
+            edits.append(TextEdit(rect=word.bbox))
+            self.record_erase(plan, number, source, word.bbox, word.text, "answer")
+        others = [
+            w
+            for w in self.choose_words(words, numbers, self.config["word_ratio"], ctx)
+            if w not in answer
+        ]
         for word in others:
             edits.append(TextEdit(rect=word.bbox))
             self.record_erase(plan, number, source, word.bbox, word.text, "word")

@@ -9,6 +9,7 @@ from decimal import Decimal
 import numpy as np
 import pymupdf
 
+from ...evidence.policy import ATTRIBUTE
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...qc.leak import prints_answer, would_print
 from ...routing.scoring import NEEDS_NUMBERS, NEEDS_TABLE
@@ -41,6 +42,10 @@ def _words(text: str) -> set[str]:
 
 @register_transform
 class CounterfactualDistractorRows(NumericPageTransform):
+    #: The gold's value stays on purpose (its attribution is what goes): the gate checks
+    #: it is stated nowhere but in the edited table, and only the listed pages are edited.
+    evidence_policy = ATTRIBUTE
+    edits_statement_pages = False
     name = "counterfactual_distractor_rows"
     family = "inferential_impossibility"
     constraints = (
@@ -101,7 +106,9 @@ class CounterfactualDistractorRows(NumericPageTransform):
         for token in reversed([t for t in find_numbers(text) if t.is_quantity]):
 
             def forbidden(magnitude: Decimal, token=token) -> bool:
-                return bool(gold) and would_print(gold, magnitude, token.multiplier)
+                return bool(gold) and would_print(
+                    gold, magnitude, token.multiplier, token.kind == "percent"
+                )
 
             rewrite = wrong_quantity(
                 token, ctx.rng, self.config["low"], self.config["high"], forbidden
@@ -218,6 +225,7 @@ class CounterfactualDistractorRows(NumericPageTransform):
                 bbox=rounded(insert.block), kind="moved", page=number, unit="pt", detector=source
             )
         )
+        self.record_table(plan, number, table, source)
         plan.edits.tokens.append(
             TokenEdit(old="", new=" | ".join(texts), where="page", page=number, bbox=new_band)
         )

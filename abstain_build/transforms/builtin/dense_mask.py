@@ -9,6 +9,7 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
+from ..functional.evidence_edits import seal_evidence
 from ..functional.page_content import DETECTORS, inflate, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..params import Param
@@ -75,8 +76,9 @@ class DenseMask(EvidencePageTransform):
         "Terminal fallback: on each evidence page, black masks over the cells of the content"
         " grid (about 12 pt), densest first (text-layer words, images and drawings, or"
         " rendered pixels on image-only pages), until at least 80% of the content's bounding"
-        " box (the whole page if it is blank) is masked. Everything under a mask is redacted:"
-        " text layer, image pixels, vector art."
+        " box (the whole page if it is blank) is masked, and one more mask over each statement"
+        " of the answer left outside them; also on every other page that states the answer."
+        " Everything under a mask is redacted: text layer, image pixels, vector art."
     )
     params = {
         "min_coverage": Param(
@@ -151,6 +153,17 @@ class DenseMask(EvidencePageTransform):
             masks.append(rect_tuple(rect))
             plan.edits.regions.append(
                 Region(bbox=masks[-1], kind="mask", page=number, unit="pt", detector=_LABELS[label])
+            )
+        sealed = seal_evidence(masks, ctx.evidence().evidence(number), content.rect)
+        for rect in sealed:
+            masks.append(rect)
+            plan.edits.regions.append(
+                Region(bbox=rect, kind="mask", page=number, unit="pt", detector="evidence_map")
+            )
+        if sealed:
+            plan.notes.append(
+                f"page {number}: {len(sealed)} more mask(s) over statements of the answer"
+                " outside the densest cells"
             )
         achieved = needed / n_cells
         total = content.mass()

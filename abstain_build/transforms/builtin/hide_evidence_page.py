@@ -9,7 +9,7 @@ import pymupdf
 from ...model import EVIDENCE, PageCrop, Plan, Region
 from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
-from ..functional.locate import locate_answer
+from ..functional.page_content import normalised_page
 from ..functional.pdf_edit import blank_page, crop_to_half, page_halves
 from ..params import Param
 from ..registry import register_transform
@@ -24,8 +24,9 @@ class HideEvidencePage(DocumentTransform):
     changes_geometry = True
     description = (
         "Blank 50% of the question's evidence pages (at least one; text layer removed too) and"
-        " crop each remaining evidence page at its vertical midpoint, dropping the half where the"
-        " answer is printed when the text layer shows it."
+        " crop each remaining evidence page at its vertical midpoint, dropping the half where"
+        " the evidence map finds the answer stated. Every other page that states the answer"
+        " counts as an evidence page; a page stating it in both halves is blanked."
     )
     params = {
         "hide_fraction": Param(
@@ -40,20 +41,37 @@ class HideEvidencePage(DocumentTransform):
         return min(1.0, super().affinity(features) + bonus)
 
     def plan(self, ctx: TransformContext) -> Plan:
-        pages = sorted(ctx.sample.evidence_pages)
-        if not pages:
+        listed = sorted(set(ctx.sample.evidence_pages))
+        if not listed:
             raise NotApplicable("the sample lists no evidence pages")
-        n_hide = min(len(pages), max(1, math.ceil(len(pages) * self.config["hide_fraction"])))
-        hidden = sorted(int(p) for p in ctx.rng.choice(pages, size=n_hide, replace=False))
+        pages = ctx.pages_to_edit()
+        emap = ctx.evidence()
         document = ctx.inputs.document()
+        halves: dict[int, dict[str, pymupdf.Rect]] = {}
+        stated: dict[int, set[str]] = {}
+        for number in pages:
+            with normalised_page(document, number) as page:
+                halves[number] = page_halves(page)
+            middle = halves[number]["top"].y1
+            stated[number] = {
+                "top" if (box[1] + box[3]) / 2 < middle else "bottom"
+                for mention in emap.statements([number])
+                for box in mention.boxes
+            }
+        n_hide = min(len(pages), max(1, math.ceil(len(pages) * self.config["hide_fraction"])))
+        # A page stating the answer in both halves cannot be cropped clean: hide it first.
+        must = [p for p in pages if len(stated[p]) == 2]
+        rest = [p for p in pages if p not in must]
+        extra = max(0, n_hide - len(must))
+        drawn = ctx.rng.choice(rest, size=min(extra, len(rest)), replace=False) if rest else []
+        hidden = sorted({*must, *(int(p) for p in drawn)})
         plan = Plan(params=dict(self.config))
         for number in pages:
-            page = document[number - 1]
             if number in hidden:
                 plan.edits.pages_hidden.append(number)
                 plan.edits.regions.append(
                     Region(
-                        bbox=tuple(page.rect),
+                        bbox=tuple(halves[number]["top"] | halves[number]["bottom"]),
                         kind="page_hidden",
                         page=number,
                         unit="pt",
@@ -61,8 +79,8 @@ class HideEvidencePage(DocumentTransform):
                     )
                 )
                 continue
-            kept, reason = self._choose_half(page, ctx)
-            removed = page_halves(page)["bottom" if kept == "top" else "top"]
+            kept, reason = self._choose_half(stated[number], ctx)
+            removed = halves[number]["bottom" if kept == "top" else "top"]
             plan.edits.pages_cropped.append(PageCrop(page=number, kept=kept, reason=reason))
             plan.edits.regions.append(
                 Region(
@@ -74,25 +92,29 @@ class HideEvidencePage(DocumentTransform):
                 )
             )
             plan.notes.append(f"page {number}: kept the {kept} half ({reason})")
-        plan.notes.insert(0, f"hid page(s) {hidden} of evidence pages {pages}")
+        what = f"evidence pages {listed}"
+        if pages != listed:
+            what += f" and page(s) {[p for p in pages if p not in listed]} also stating the answer"
+        plan.notes.insert(0, f"hid page(s) {hidden} of {what}")
+        if len(must) > n_hide:
+            plan.notes.insert(
+                1,
+                f"page(s) {must} state the answer in both halves: all hidden, more than"
+                f" {self.config['hide_fraction']:.0%} of the pages",
+            )
         cropped = len(pages) - len(hidden)
         plan.intensity = 100.0 * (len(hidden) + cropped / 2) / len(pages)
         return plan
 
     @staticmethod
-    def _choose_half(page: pymupdf.Page, ctx: TransformContext) -> tuple[str, str]:
-        """Keep the half without the printed answer when the text layer shows where it is."""
-        middle = page.rect.y0 + page.rect.height / 2
-        hits = locate_answer(page, ctx.sample.answer)
-        in_top = any((r.y0 + r.y1) / 2 < middle for r in hits)
-        in_bottom = any((r.y0 + r.y1) / 2 >= middle for r in hits)
-        if in_top and not in_bottom:
-            return "bottom", "answer text found in the top half"
-        if in_bottom and not in_top:
-            return "top", "answer text found in the bottom half"
+    def _choose_half(stated: set[str], ctx: TransformContext) -> tuple[str, str]:
+        """Keep the half where the evidence map finds no statement of the answer."""
+        if stated == {"top"}:
+            return "bottom", "the answer is stated in the top half"
+        if stated == {"bottom"}:
+            return "top", "the answer is stated in the bottom half"
         kept = "top" if ctx.rng.random() < 0.5 else "bottom"
-        why = "answer text in both halves" if hits else "answer text not located"
-        return kept, f"{why}; half chosen at random"
+        return kept, "the answer is not stated on the page; half chosen at random"
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
         for number in plan.edits.pages_hidden:

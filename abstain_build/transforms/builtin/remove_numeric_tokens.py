@@ -23,10 +23,11 @@ class RemoveNumericTokens(NumericPageTransform):
     target = "document"
     description = (
         "Erase numbers on the evidence pages (tables, chart labels read from the text layer"
-        " or by OCR, running text): the ones that print the gold answer always, then random"
-        " others up to 95% of them, plus 60% of the other words on the lines that hold"
-        " numbers. Each erase is filled with the colour around it (no black boxes) and, on"
-        " text-layer pages, redacted from the text layer."
+        " or by OCR, running text): the ones where the evidence map finds the answer (on the"
+        " evidence pages and every other page stating it) always, then random others up to"
+        " 95% of them, plus the words of a text answer and 60% of the other words on the"
+        " lines that hold numbers. Each erase is filled with the colour around it (no black"
+        " boxes) and, on text-layer pages, redacted from the text layer."
     )
     params = {
         "numeric_ratio": Param(0.95, "share of the pages' numbers erased", low=0.0, high=1.0),
@@ -46,17 +47,26 @@ class RemoveNumericTokens(NumericPageTransform):
         if read is None:
             return 0.0
         source, numbers, words = read
-        chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx)
-        others = self.choose_words(words, numbers, self.config["word_ratio"], ctx)
-        edits = [TextEdit(rect=n.rect) for n in chosen] + [TextEdit(rect=w.bbox) for w in others]
+        chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx, number)
+        answer = self.answer_words(words, numbers, number, ctx)
+        others = [
+            w
+            for w in self.choose_words(words, numbers, self.config["word_ratio"], ctx)
+            if w not in answer
+        ]
+        edits = [TextEdit(rect=n.rect) for n in chosen]
+        edits += [TextEdit(rect=w.bbox) for w in answer + others]
         for n in chosen:
             self.record_erase(plan, number, source, n.rect, n.text, "number")
+        for word in answer:
+            self.record_erase(plan, number, source, word.bbox, word.text, "answer")
         for word in others:
             self.record_erase(plan, number, source, word.bbox, word.text, "word")
         self.add_page_edits(plan, number, source, edits)
         plan.notes.append(
             f"page {number} ({source}): erased {len(chosen)} of {len(numbers)} numbers"
             f" ({gold} printing the gold answer) and {len(others)} other words"
+            + (f", and the {len(answer)} words of the answer's text" if answer else "")
         )
         return len(chosen) / len(numbers)
 

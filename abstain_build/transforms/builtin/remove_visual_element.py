@@ -10,6 +10,7 @@ import pymupdf
 from ...model import EVIDENCE, Plan, Region
 from ...routing.scoring import VISUAL_CONTENT
 from ..base import EvidencePageTransform, TransformContext
+from ..functional.evidence_edits import seal_evidence
 from ..functional.page_content import Window, densest_window, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..functional.pixels import coverage, rect_mask
@@ -28,12 +29,15 @@ class RemoveVisualElement(EvidencePageTransform):
     axis = EVIDENCE
     target = "document"
     description = (
-        "On each evidence page, find the window (45% of the page's width and height) where"
-        " content is densest (text-layer words, embedded images and vector drawings, or the"
-        " rendered pixels on image-only pages; figures weigh 1.5x text; a mild pull to the"
-        " page centre), then place random black rectangles in and around it until they cover"
-        " 60% of it. Everything under a rectangle is redacted: text layer, image pixels,"
-        " vector art."
+        "On each evidence page (and every other page that states the answer), find the"
+        " window (45% of the page's width and height) holding the evidence map's places"
+        " (where the answer is printed, its row and sentence, the chart holding its label;"
+        " the question's anchor words when the answer is computed), else where content is"
+        " densest (text-layer words, embedded images and vector drawings, or the rendered"
+        " pixels on image-only pages; figures weigh 1.5x text; a mild pull to the page"
+        " centre). Random black rectangles go in and around it until they cover 60% of it,"
+        " then one more over each statement of the answer still uncovered. Everything under"
+        " a rectangle is redacted: text layer, image pixels, vector art."
     )
     params = {
         "n_rects": Param(8, "rectangles placed before the coverage top-up", low=1, high=64),
@@ -73,10 +77,17 @@ class RemoveVisualElement(EvidencePageTransform):
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
     ) -> float:
         content = self.page_content(page, number, ctx)
+        emap = ctx.evidence()
         window = densest_window(
-            content, self.config["window"], self.config["window"], self.config["centre_pref"]
+            content,
+            self.config["window"],
+            self.config["window"],
+            self.config["centre_pref"],
+            aim=emap.aim(number),
         )
         rects, covered = self._place(window, content.rect, ctx.rng)
+        sealed = seal_evidence(rects, emap.evidence(number), content.rect)
+        rects += sealed
         plan.edits.regions.append(
             Region(
                 bbox=rect_tuple(window.rect),
@@ -96,17 +107,31 @@ class RemoveVisualElement(EvidencePageTransform):
             share = content.mass(rects) / total
         else:
             share = float(content.grid.coverage(rects).clip(0, 1).mean())
-        where = (
-            "page empty: centred window"
-            if window.detector == "fallback"
-            else f"{window.role} found by {window.detector},"
-            f" {window.share:.0%} of the page's content"
-        )
+        if window.detector == "fallback":
+            where = "page empty: centred window"
+        elif window.detector == "evidence_map":
+            places = len(emap.evidence(number))
+            aimed = (
+                f"{places} place(s) stating the answer"
+                if places
+                else "the question's anchor words; the answer is printed nowhere"
+            )
+            where = f"aimed at the evidence map: {aimed}; {window.share:.0%} of the page's content"
+        else:
+            where = (
+                f"{window.role} found by {window.detector},"
+                f" {window.share:.0%} of the page's content"
+            )
         plan.notes.append(
             f"page {number}: densest window {rect_tuple(window.rect, 0)} ({where});"
             f" {len(rects)} black rectangles cover {covered:.0%} of it"
             f" and {share:.0%} of the page's content"
         )
+        if sealed:
+            plan.notes.append(
+                f"page {number}: {len(sealed)} more rectangle(s) over statements of the answer"
+                " the random ones left uncovered"
+            )
         if covered < self.config["min_coverage"]:
             plan.notes.append(
                 f"page {number}: coverage target {self.config['min_coverage']:.0%} not"

@@ -36,6 +36,8 @@ from .raster import edge_mask, graphic_mask, ink_mask, pixel_box
 ANALYSIS_DPI = 48
 #: Visual evidence (images, drawings) weighs this much more than text per unit of area.
 VISUAL_WEIGHT = 1.5
+#: How much the evidence map's regions outweigh the rest of the page when a window is placed.
+AIM_WEIGHT = 4.0
 #: A cell whose density is above this holds content.
 CONTENT_THRESHOLD = 0.03
 #: An image covering at least this share of the page is a page background or a scan: its
@@ -226,8 +228,8 @@ def analyse_page(page: pymupdf.Page, cells: int = GRID_CELLS) -> PageContent:
 @dataclass(frozen=True)
 class Window:
     rect: pymupdf.Rect
-    detector: str  # one of DETECTORS, or "fallback" on an empty page
-    role: str  # "text", "figure", "image_content" or "empty"
+    detector: str  # one of DETECTORS, "evidence_map" when aimed, "fallback" on an empty page
+    role: str  # "text", "figure", "image_content", "evidence" or "empty"
     share: float  # share of the page's density inside the window
 
 
@@ -235,16 +237,26 @@ _ROLES = {"text_layer": "text", "pdf_objects": "figure", "image_analysis": "imag
 
 
 def densest_window(
-    content: PageContent, width_frac: float, height_frac: float, centre_pref: float = 0.15
+    content: PageContent,
+    width_frac: float,
+    height_frac: float,
+    centre_pref: float = 0.15,
+    aim: Iterable[Iterable[float]] = (),
 ) -> Window:
     """The window (``width_frac`` x ``height_frac`` of the page, on the grid) holding the most
     density, each position's mass discounted by up to ``centre_pref`` with its distance
     from the page centre. An empty page gives the centred window (detector "fallback").
+
+    ``aim``: rectangles the window must hold before anything else (where the evidence map
+    finds the answer): their cells outweigh any amount of other content.
     """
     grid = content.grid
     kw = min(grid.cols, max(1, round(width_frac * grid.cols)))
     kh = min(grid.rows, max(1, round(height_frac * grid.rows)))
     density = content.density
+    aimed = grid.coverage(aim).clip(0, 1)
+    if aimed.any():
+        density = density + AIM_WEIGHT * max(1.0, float(density.sum())) * aimed / aimed.sum()
     total = float(density.sum())
     integral = np.zeros((grid.rows + 1, grid.cols + 1))
     integral[1:, 1:] = density.cumsum(0).cumsum(1)
@@ -256,6 +268,10 @@ def densest_window(
     score = sums * (1 - centre_pref * distance) + 1e-9 * (1 - distance)
     row, col = np.unravel_index(int(np.argmax(score)), score.shape)
     rect = grid.rect(int(row), int(col), int(row) + kh, int(col) + kw)
+    if aimed.any():
+        total = float(content.density.sum())
+        inside = content.mass([rect])
+        return Window(rect, "evidence_map", "evidence", inside / total if total > 0 else 0.0)
     if total <= 0:
         return Window(rect, "fallback", "empty", 0.0)
     detector = content.detector_in(rect) or "fallback"

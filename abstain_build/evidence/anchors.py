@@ -1,0 +1,107 @@
+"""The question's anchor terms: the words that locate the gold's row, sentence or chart.
+
+"What is depreciation expense on property and equipment in 2017 for Amazon?" is answered
+where "depreciation", "property" and "equipment" are printed near the number; "Amazon"
+and "2017" are printed on every page of Amazon's 2017 10-K and locate nothing. So the
+anchors are the question's content words, minus stopwords, minus instructions ("Answer
+in million"), minus the words printed on most pages of the document.
+
+Words are compared by a crude stem (lowercased, plural dropped, the first six letters of
+longer words), so "depreciation" anchors "depreciated" and "lease" anchors "leases"; the
+comparison is cheap enough to run over every page of a long report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .forms import normalise
+
+#: Stem length of long words (crude, fast, good enough to find a row label).
+STEM = 6
+#: A word printed on more than this share of the document's pages locates nothing ...
+UBIQUITOUS = 0.35
+#: ... when the document has at least this many pages (a short deck repeats its topic).
+MIN_PAGES_FOR_DF = 6
+
+_STOPWORDS = frozenset(
+    """a an the and or but if of at by for with about against between into through during
+    before after above below to from up down in out on off over under again further then
+    once here there when where why how all any both each few more most other some such no
+    nor not only own same so than too very can will just don should now is are was were be
+    been being have has had having do does did doing would could might must shall may i me
+    my we our you your he him his she her it its they them their what which who whom this
+    that these those am as until while per via according also based use used using
+    answer answers format formats please give given round rounded decimal decimals places
+    place float integer int string list write express expressed state stated unit units
+    value values number numbers many much whole million millions billion billions thousand
+    thousands percent percentage percentages document documents report reports page pages
+    paper slide slides figure figures table tables chart charts image images shown show
+    shows mentioned mention listed provided say says said amount amounts approximately
+    approximate exactly example examples return represent appropriate one two three first
+    second third top term terms order descending ascending alphabetical yyyy total
+    respectively following""".split()  # noqa: SIM905
+)
+
+
+def stem(word: str) -> str:
+    """A crude stem: plural dropped, long words cut to :data:`STEM` letters."""
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word[:STEM] if len(word) > STEM else word
+
+
+def stems_of(text: str) -> list[str]:
+    """Stems of the words of ``text`` (normalised first)."""
+    return [stem(token) for token in normalise(text).split()]
+
+
+@dataclass(frozen=True)
+class Anchors:
+    """The question's anchor stems (specific to where the answer is) and the rest."""
+
+    terms: tuple[str, ...]  # as printed in the question, in order
+    stems: frozenset[str]
+    #: Dropped because the document prints them on most pages.
+    ubiquitous: tuple[str, ...] = ()
+
+    @property
+    def words(self) -> int:
+        """How many anchors are words (not years)."""
+        return sum(1 for s in self.stems if not s.isdigit())
+
+    def found_in(self, stems: Iterable[str]) -> list[str]:
+        """The anchor stems among ``stems`` (each once, in the question's order)."""
+        present = set(stems) & self.stems
+        return [s for s in dict.fromkeys(stem(t) for t in self.terms) if s in present]
+
+
+def question_terms(question: str) -> list[str]:
+    """Content words of a question: not stopwords, not single letters, not bare numbers
+    other than years."""
+    terms = []
+    for token in normalise(re.sub(r"<image \d+>", " ", question)).split():
+        if token in _STOPWORDS or len(token) < 3:
+            continue
+        if token.isdigit() and not (len(token) == 4 and token[:2] in ("19", "20")):
+            continue
+        terms.append(token)
+    return list(dict.fromkeys(terms))
+
+
+def question_anchors(question: str, page_texts: Sequence[str] = ()) -> Anchors:
+    """The anchors of ``question`` in a document whose pages print ``page_texts``."""
+    terms = question_terms(question)
+    ubiquitous: list[str] = []
+    if len(page_texts) >= MIN_PAGES_FOR_DF:
+        page_stems = [set(stems_of(text)) for text in page_texts]
+        for term in terms:
+            share = sum(stem(term) in s for s in page_stems) / len(page_stems)
+            if share > UBIQUITOUS:
+                ubiquitous.append(term)
+    kept = [t for t in terms if t not in ubiquitous]
+    return Anchors(tuple(kept), frozenset(stem(t) for t in kept), tuple(ubiquitous))

@@ -1,0 +1,257 @@
+"""The re-read gate: read everything a perturbed item ships, and fail it if it still states
+the answer.
+
+Run after a document transform and before QC. What is read is what the record says a model
+sees (its ``context``): every page of the perturbed PDF ("document") or the evidence pages
+only ("pages"). Each page is read through every channel:
+
+* pages whose content is unchanged (same content stream and images as the original) reuse
+  the evidence map's readings: nothing is read twice, so the cost stays in the pages the
+  transform edited;
+* an edited page is read again from scratch: its text layer, OCR of its image as the item
+  ships it (always: the original's OCR missing a word is no excuse), OCR of the raster
+  images left on it, and OCR after undoing the perturbation where the transform blurred,
+  darkened or veiled it.
+
+A statement found (:mod:`.statements`) that the transform's policy (:mod:`.policy`) does not
+allow is a failed attempt: the place is recorded and the next transform of the chain runs.
+:func:`read_shipped` and :func:`find_leaks` are shared with ``abstain-build audit``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pymupdf
+
+from ..media.images import decode_image
+from ..media.pdf import open_pdf, render_page_png
+from ..textregions import ocr
+from ..textregions.words import Box
+from .map import EvidenceMap
+from .policy import ATTRIBUTE, QUESTION
+from .reading import (
+    OCR,
+    TEXT_LAYER,
+    PageReadings,
+    Reading,
+    figure_boxes,
+    page_digest,
+    read_figure,
+    read_pixels,
+)
+from .statements import STATEMENT, Mention, classify, find_mentions, is_selection
+
+#: Region kinds whose effect a restoration may undo, and what reads the restored pixels.
+RESTORABLE = frozenset({"blur", "darken", "overlay"})
+
+
+@dataclass
+class GateResult:
+    """What the gate read and what it found."""
+
+    policy: str
+    passed: bool = True
+    found: list[Mention] = field(default_factory=list)
+    pages_read: int = 0
+    pages_reread: list[int] = field(default_factory=list)
+    channels: list[str] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)
+
+    def reason(self) -> str:
+        """One line: where the answer is still stated."""
+        if self.passed:
+            return "no page the item ships states the answer"
+        places = "; ".join(m.where() for m in self.found[:4])
+        more = f" and {len(self.found) - 4} more" if len(self.found) > 4 else ""
+        return f"the answer is still stated: {places}{more}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "policy": self.policy,
+            "passed": self.passed,
+            "pages_read": self.pages_read,
+            "pages_reread": list(self.pages_reread),
+            "channels": list(self.channels),
+            "found": [m.to_json() for m in self.found],
+            "detail": self.reason(),
+        }
+
+
+def _restorations(image: np.ndarray, kinds: Iterable[str]) -> dict[str, np.ndarray]:
+    from ..qc.judges.pixels import gray, restorations
+
+    return restorations(gray(image), kinds)
+
+
+def read_changed_page(
+    document: pymupdf.Document,
+    number: int,
+    png: bytes | None,
+    kinds: Iterable[str],
+    dpi: int,
+    max_pixels: int,
+) -> PageReadings:
+    """Every reading of an edited page of a shipped PDF (see the module doc)."""
+    from ..textregions.pages import text_layer_words
+
+    page = document[number - 1]
+    size = (page.rect.width, page.rect.height)
+    out = PageReadings(number, size=size, digest=page_digest(page))
+    if page.rotation:  # read as the transforms edit: rotation removed (a private copy)
+        copy = pymupdf.open()
+        copy.insert_pdf(document, from_page=number - 1, to_page=number - 1)
+        copy[0].remove_rotation()
+        page = copy[0]
+        size = (page.rect.width, page.rect.height)
+    layer = text_layer_words(page)
+    if layer:
+        out.readings.append(Reading(number, TEXT_LAYER, tuple(layer)))
+        out.has_text_layer = len(layer) >= 3
+    data = png if png is not None else render_page_png(page, dpi, max_pixels)
+    image = decode_image(data, f"page {number}")
+    try:
+        out.readings.append(read_pixels(number, image, size))
+        for name, restored in _restorations(image, kinds).items():
+            out.readings.append(read_pixels(number, restored, size, f"{OCR} after {name}"))
+        for box in figure_boxes(page):
+            out.readings.append(read_figure(page, number, box))
+    except ocr.OcrUnavailable as error:
+        out.unread = f"not read by OCR: {error}"
+    return out
+
+
+def read_shipped(
+    pdf: bytes,
+    pages: Sequence[int],
+    original: Mapping[int, PageReadings],
+    page_images: Mapping[int, bytes],
+    kinds: Mapping[int, set[str]],
+    dpi: int,
+    max_pixels: int,
+) -> tuple[dict[int, PageReadings], list[int]]:
+    """Readings of ``pages`` of a shipped PDF, and which of them had to be read again.
+
+    ``original``: the readings of the same pages before the edit (their digests say which
+    pages are unchanged); ``page_images``: the PNGs the item ships for some pages (read
+    as shipped); ``kinds``: region kinds the transform recorded per page (which
+    restorations to try).
+    """
+    out: dict[int, PageReadings] = {}
+    changed: list[int] = []
+    with open_pdf(pdf, "shipped document") as document:
+        for number in pages:
+            if not 0 < number <= document.page_count:
+                continue
+            before = original.get(number)
+            digest = page_digest(document[number - 1])
+            if before is not None and before.digest == digest and number not in page_images:
+                out[number] = before
+                continue
+            changed.append(number)
+            out[number] = read_changed_page(
+                document, number, page_images.get(number), kinds.get(number, set()), dpi, max_pixels
+            )
+    return out, changed
+
+
+def _inside(box: Box, regions: Sequence[Box], slack: float = 2.0) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(
+        r[0] - slack <= cx <= r[2] + slack and r[1] - slack <= cy <= r[3] + slack for r in regions
+    )
+
+
+def find_leaks(
+    emap: EvidenceMap,
+    readings: Mapping[int, PageReadings],
+    question: str,
+    options: Sequence[str],
+    policy: str,
+    allowed: Mapping[int, Sequence[Box]] | None = None,
+    unchanged: Iterable[int] = (),
+) -> list[Mention]:
+    """The statements ``readings`` still make that ``policy`` does not allow.
+
+    Unchanged pages reuse the map's own classification; ``allowed`` are the regions where
+    an ``attribute`` transform keeps the gold on purpose.
+    """
+    if policy == QUESTION or not emap.items:
+        return []
+    listed = set(emap.listed)
+    same = set(unchanged)
+    found: list[Mention] = []
+    for number, page in sorted(readings.items()):
+        if number in same:
+            mentions = [m for m in emap.mentions if m.page == number and m.status == STATEMENT]
+        else:
+            text = " ".join(r.text for r in page.readings)
+            selection = {i.text: is_selection(question, i, options, text) for i in emap.items}
+            mentions = [
+                classify(m, number in listed, selection.get(m.item, False), emap.anchors)
+                for reading in page.readings
+                for m in find_mentions(reading, emap.items, emap.anchors)
+            ]
+            mentions = [m for m in mentions if m.status == STATEMENT]
+        if policy == ATTRIBUTE and allowed:
+            keep = allowed.get(number, ())
+            mentions = [m for m in mentions if not _inside(m.span, keep)]
+        found.extend(mentions)
+    return found
+
+
+def region_kinds(record: Mapping[str, Any]) -> dict[int, set[str]]:
+    """Region kinds per page recorded by a transform record."""
+    kinds: dict[int, set[str]] = {}
+    for region in (record.get("edits") or {}).get("regions") or []:
+        if region.get("page") is not None and region.get("kind") in RESTORABLE:
+            kinds.setdefault(int(region["page"]), set()).add(str(region["kind"]))
+    return kinds
+
+
+def allowed_regions(record: Mapping[str, Any]) -> dict[int, list[Box]]:
+    """Where an ``attribute`` transform keeps the gold on purpose (its table regions)."""
+    from .policy import ATTRIBUTION_REGIONS
+
+    out: dict[int, list[Box]] = {}
+    for region in (record.get("edits") or {}).get("regions") or []:
+        if region.get("page") is not None and region.get("kind") in ATTRIBUTION_REGIONS:
+            x0, y0, x1, y1 = (float(v) for v in region["bbox"])
+            out.setdefault(int(region["page"]), []).append((x0, y0, x1, y1))
+    return out
+
+
+def reread_gate(
+    emap: EvidenceMap,
+    pdf: bytes,
+    page_images: Mapping[int, bytes],
+    record: Mapping[str, Any],
+    policy: str,
+    question: str,
+    options: Sequence[str],
+    context: str,
+    dpi: int,
+    max_pixels: int,
+) -> GateResult:
+    """Read the shipped item (``pdf`` and the PNGs of its evidence pages) and decide."""
+    result = GateResult(policy)
+    if policy == QUESTION:
+        result.channels = ["none: the question changed, the evidence is unchanged by design"]
+        return result
+    pages = sorted(emap.readings) if context == "document" else list(emap.listed)
+    readings, changed = read_shipped(
+        pdf, pages, emap.readings, page_images, region_kinds(record), dpi, max_pixels
+    )
+    unchanged = [p for p in readings if p not in changed]
+    result.pages_read = len(readings)
+    result.pages_reread = changed
+    result.channels = sorted({c for p in readings.values() for c in p.channels()})
+    result.unread = [f"page {n}: {p.unread}" for n, p in readings.items() if p.unread]
+    result.found = find_leaks(
+        emap, readings, question, options, policy, allowed_regions(record), unchanged
+    )
+    result.passed = not result.found
+    return result

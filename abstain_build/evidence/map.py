@@ -1,0 +1,262 @@
+"""The evidence map of one document sample: every place the shipped item states the answer.
+
+Computed once per sample (:func:`evidence_map`, kept on the sample's inputs) from the
+readings of **every page** of the document (:mod:`.reading`): MMLongBench-Doc's evaluation
+gives a model the whole document, and long documents restate their figures (a 10-K prints
+the same depreciation total in the MD&A, the notes and a segment table). The map holds:
+
+* the gold's forms (:mod:`.forms`) and the question's anchors (:mod:`.anchors`);
+* every mention of the gold on every page and channel, classified (:mod:`.statements`);
+* where the question's anchor terms are printed on the listed pages (for answers that are
+  computed or counted, and so printed nowhere, the anchors are what locates the evidence);
+* when the listed pages state nothing but other pages do, which of those are the listed
+  pages' neighbours, and which carry the listed number as their *printed* page number
+  (some records give printed page numbers, not PDF page indexes).
+
+Transforms act on it (:meth:`EvidenceMap.target_pages`, :meth:`EvidenceMap.regions`), the
+re-read gate checks against it, and the record carries :meth:`EvidenceMap.to_json`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..textregions.words import Box
+from .anchors import Anchors, question_anchors, stem
+from .context import DEFAULT_CONTEXT
+from .forms import GoldItem, gold_items, normalise
+from .reading import PageReadings, read_document
+from .statements import CANDIDATE, STATEMENT, Mention, classify, find_mentions, is_selection
+
+if TYPE_CHECKING:
+    from ..media.inputs import SampleInputs
+    from ..model import Sample
+
+#: Pages either side of a listed page looked at when the listed page states nothing.
+NEIGHBOURS = 2
+#: The top and bottom share of a page where a printed page number sits.
+MARGIN = 0.09
+
+_PAGE_NUMBER = re.compile(r"^(?:\d{1,4}|[ivxlc]{1,6})$", re.IGNORECASE)
+
+
+@dataclass
+class EvidenceMap:
+    """Where one sample's answer is stated, on every page of its document."""
+
+    listed: tuple[int, ...]
+    items: list[GoldItem]
+    anchors: Anchors
+    mentions: list[Mention] = field(default_factory=list)
+    #: Per page: boxes of the anchor terms printed there (listed pages only).
+    anchor_boxes: dict[int, list[Box]] = field(default_factory=dict)
+    pages_read: int = 0
+    channels: dict[str, int] = field(default_factory=dict)
+    unread: list[str] = field(default_factory=list)
+    #: Printed page number of each page that prints one (only when it differs).
+    printed: dict[int, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    #: The readings, by page (not recorded: the gate reuses them for unchanged pages).
+    readings: dict[int, PageReadings] = field(default_factory=dict, repr=False)
+
+    # -- what it says ---------------------------------------------------------------------
+
+    @property
+    def searchable(self) -> bool:
+        """The gold has a form worth looking for (not "Yes", not a single digit)."""
+        return bool(self.items)
+
+    def statements(self, pages: Sequence[int] | None = None) -> list[Mention]:
+        wanted = None if pages is None else set(pages)
+        return [
+            m
+            for m in self.mentions
+            if m.status == STATEMENT and (wanted is None or m.page in wanted)
+        ]
+
+    def candidates(self, page: int) -> list[Mention]:
+        return [m for m in self.mentions if m.status == CANDIDATE and m.page == page]
+
+    def statement_pages(self) -> list[int]:
+        return sorted({m.page for m in self.statements()})
+
+    def target_pages(self, context: str = DEFAULT_CONTEXT) -> list[int]:
+        """The pages an evidence edit must act on: the listed evidence pages, and with the
+        whole document shipped, every other page that states the answer."""
+        pages = set(self.listed)
+        if context == "document":
+            pages.update(self.statement_pages())
+        return sorted(pages)
+
+    def regions(self, page: int) -> list[Box]:
+        """Boxes an evidence edit aims at on ``page``: every statement and candidate (its
+        form, row, sentence, and the chart it was read in)."""
+        out: list[Box] = []
+        for mention in self.mentions:
+            if mention.page == page and mention.status in (STATEMENT, CANDIDATE):
+                out.extend(mention.regions())
+        return out
+
+    def evidence(self, page: int) -> list[Mention]:
+        """Statements and candidates on ``page``: what an evidence edit must reach."""
+        return [m for m in self.mentions if m.page == page and m.status in (STATEMENT, CANDIDATE)]
+
+    def aim(self, page: int) -> list[Box]:
+        """What to aim at on ``page``: the gold's regions, else the anchors' words."""
+        return self.regions(page) or list(self.anchor_boxes.get(page, []))
+
+    def to_json(self) -> dict[str, Any]:
+        statements = self.statements()
+        return {
+            "gold_forms": [f"{i.kind}:{i.text}" for i in self.items],
+            "anchors": list(self.anchors.terms),
+            "pages_read": self.pages_read,
+            "channels": [f"{k}:{v}" for k, v in sorted(self.channels.items())],
+            "statements": [m.to_json() for m in statements],
+            "statement_pages": sorted({m.page for m in statements}),
+            "other_mentions": sum(1 for m in self.mentions if m.status != STATEMENT),
+            "notes": list(self.notes),
+        }
+
+
+def _page_text(readings: PageReadings) -> str:
+    return " ".join(r.text for r in readings.readings)
+
+
+def printed_page_number(readings: PageReadings) -> str | None:
+    """The page number printed in the page's top or bottom margin, if any."""
+    height = readings.size[1]
+    if height <= 0:
+        return None
+    for reading in readings.readings:
+        for word in reading.words:
+            centre = (word.bbox[1] + word.bbox[3]) / 2
+            if MARGIN * height < centre < (1 - MARGIN) * height:
+                continue
+            text = word.text.strip(".-–— ")
+            if _PAGE_NUMBER.match(text):
+                return text.lower()
+    return None
+
+
+def _anchor_boxes(readings: PageReadings, anchors: Anchors) -> list[Box]:
+    boxes: list[Box] = []
+    for reading in readings.readings:
+        for word in reading.words:
+            if any(stem(t) in anchors.stems for t in normalise(word.text).split()):
+                boxes.append(word.bbox)
+    return boxes
+
+
+def build_map(
+    listed: Sequence[int],
+    question: str,
+    answer: str,
+    answer_format: str | None,
+    options: Sequence[str],
+    readings: dict[int, PageReadings],
+    labels: dict[int, str] | None = None,
+) -> EvidenceMap:
+    """The map from the document's readings (every page, in order)."""
+    items = gold_items(answer, answer_format, options)
+    texts = [_page_text(readings[n]) for n in sorted(readings)]
+    anchors = question_anchors(question, texts)
+    listed_set = set(listed)
+    emap = EvidenceMap(tuple(sorted(listed_set)), items, anchors, readings=readings)
+    emap.pages_read = len(readings)
+    for number, page in sorted(readings.items()):
+        for channel in page.channels():
+            emap.channels[channel] = emap.channels.get(channel, 0) + 1
+        if page.unread:
+            emap.unread.append(f"page {number}: {page.unread}")
+        if number in listed_set:
+            emap.anchor_boxes[number] = _anchor_boxes(page, anchors)
+        if not items:
+            continue
+        text = _page_text(page)
+        selection = {i.text: is_selection(question, i, options, text) for i in items}
+        for reading in page.readings:
+            for mention in find_mentions(reading, items, anchors):
+                emap.mentions.append(
+                    classify(
+                        mention, number in listed_set, selection.get(mention.item, False), anchors
+                    )
+                )
+    if not items:
+        emap.notes.append(
+            f"the answer {answer!r} has no form worth searching for (a yes/no, a single"
+            " digit or letter): the map holds the question's anchors only"
+        )
+        return emap
+    _resolve_pages(emap, readings, labels or {})
+    if emap.unread:
+        emap.notes.append(f"{len(emap.unread)} page(s) could not be read fully")
+    return emap
+
+
+def _resolve_pages(
+    emap: EvidenceMap, readings: dict[int, PageReadings], labels: dict[int, str]
+) -> None:
+    """Notes on where the answer is stated relative to the listed pages."""
+    on_listed = {m.page for m in emap.statements(emap.listed)}
+    elsewhere = [p for p in emap.statement_pages() if p not in emap.listed]
+    if on_listed:
+        emap.notes.append(f"stated on listed page(s) {sorted(on_listed)}")
+    if elsewhere:
+        emap.notes.append(f"also stated on page(s) {elsewhere}, which the record does not list")
+    if not on_listed and not elsewhere:
+        emap.notes.append(
+            "not stated on any page (computed, counted or paraphrased): edits aim at the"
+            " question's anchors on the listed pages"
+        )
+        return
+    for page in emap.listed:
+        if page in on_listed:
+            continue
+        printed = {
+            n: labels.get(n) or printed_page_number(readings[n]) for n in elsewhere if n in readings
+        }
+        by_label = [n for n, label in printed.items() if label == str(page)]
+        near = [n for n in elsewhere if 0 < abs(n - page) <= NEIGHBOURS]
+        if by_label:
+            emap.printed.update({n: str(page) for n in by_label})
+            emap.notes.append(
+                f"listed page {page} states nothing; PDF page(s) {by_label} print the page"
+                f" number {page} and state the answer (the record gives printed page numbers)"
+            )
+        elif near:
+            emap.notes.append(f"listed page {page} states nothing; its neighbour(s) {near} do")
+        else:
+            emap.notes.append(f"listed page {page} states nothing")
+
+
+def page_labels(document: Any) -> dict[int, str]:
+    """The document's page labels (PDF /PageLabels), by 1-based page, when it has any."""
+    labels: dict[int, str] = {}
+    for page in document:
+        label = page.get_label()
+        if label:
+            labels[page.number + 1] = label.lower()
+    return labels
+
+
+def evidence_map(sample: Sample, inputs: SampleInputs) -> EvidenceMap:
+    """The sample's map, computed on first use and kept on ``inputs``."""
+
+    def compute() -> EvidenceMap:
+        document = inputs.document()
+        readings = read_document(document, inputs.document_digest())
+        return build_map(
+            sample.evidence_pages,
+            sample.question,
+            sample.answer,
+            sample.answer_format,
+            sample.options,
+            readings,
+            page_labels(document),
+        )
+
+    return inputs.derived("evidence_map", compute)

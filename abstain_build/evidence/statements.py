@@ -1,0 +1,224 @@
+"""Gold mentions on a page, and which of them state the answer.
+
+A *mention* is any place a reading prints a form of the gold (:mod:`.forms`). It *states*
+the answer when a reader looking for it would take it as the answer:
+
+* on a page the record lists as evidence: a distinctive form (three significant digits, a
+  long name, a date), or any form with one of the question's anchor terms near it;
+* on any other page: a form with two of the question's anchor terms near it (one when the
+  question has only one or two), such as "depreciation" and "expense" above the table that
+  prints 8,831 for "depreciation expense ... 2017"; a bare "8.8" elsewhere in a 10-K is a
+  coincidence, not a statement.
+
+A match that is unmistakable (a six-figure amount printed exactly, a phrase of three words,
+a full date) states the answer wherever it is. A single-digit gold also needs an anchor
+right beside it: "2" next to "button" does not answer "how many steps customise the Down
+button", "3 case studies" does say 3.
+
+A text gold that is one of several candidates printed side by side (an option among the
+question's options, a name the question asks to pick: "which segments...", "the highest")
+is a *candidate*:
+reading it says nothing about which one is the answer, so it does not state it, but it is
+evidence, and evidence transforms still aim at it.
+
+"Near" is the word window around the mention in reading order (:data:`WINDOW` words each
+way) and the words on the same printed row (a table row's label sits on its line).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from ..textregions.words import Box, Word
+from .anchors import Anchors, stem
+from .forms import FormMatch, GoldItem, find_forms, normalise
+from .reading import OCR_FIGURE, Reading
+
+#: Words each way, in reading order, that count as near a mention.
+WINDOW = 50
+#: Words each way that count as beside a single-digit gold.
+TIGHT = 3
+#: A sentence up to this many lines tall is the evidence around a form; beyond, its row.
+LOCAL_LINES = 4
+#: Words each way a sentence is looked for in (an unpunctuated table stops it here).
+SENTENCE_REACH = 40
+
+STATEMENT = "statement"
+CANDIDATE = "candidate"
+MENTION = "mention"
+
+_SELECTION = re.compile(
+    r"\b(?:which|highest|lowest|largest|smallest|biggest|greatest|most|least|top|best|worst|"
+    r"maximum|minimum|more|less|fewer|higher|lower|larger|smaller|compared)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?;:]$")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One place a page prints a form of the gold."""
+
+    page: int
+    channel: str
+    item: str  # the gold item
+    printed: str  # what the page prints
+    form: str
+    strong: bool
+    unique: bool
+    anchors: tuple[str, ...]
+    span: Box  # the printed form (points, normalised page)
+    boxes: tuple[Box, ...]  # each word of the printed form
+    row: Box  # every word on its printed line, across the page
+    sentence: Box  # its sentence (or table row) in reading order
+    figure: Box | None = None  # the raster image it was read in
+    #: For a single-digit gold: the anchors right beside it (None for other golds).
+    tight: tuple[str, ...] | None = None
+    listed: bool = False
+    status: str = MENTION
+
+    def anchored(self, needed: int) -> bool:
+        """At least ``needed`` of the question's anchor words are near (years do not
+        count); a single-digit gold needs one right beside it ("3 case studies")."""
+        if self.tight is not None and not self.tight:
+            return False
+        return sum(1 for a in self.anchors if not a.isdigit()) >= needed
+
+    @property
+    def states(self) -> bool:
+        return self.status == STATEMENT
+
+    def local(self) -> Box:
+        """The evidence around the form: its sentence when that is a few lines, else its
+        printed row (a table cell's row)."""
+        height = self.span[3] - self.span[1]
+        if self.sentence[3] - self.sentence[1] <= LOCAL_LINES * max(height, 1.0):
+            return self.sentence
+        return self.row
+
+    def regions(self) -> list[Box]:
+        """What an evidence edit must take away: the form, its row and its sentence, and
+        the chart it was read in."""
+        out = [self.span, self.row, self.sentence]
+        if self.figure is not None:
+            out.append(self.figure)
+        return out
+
+    def where(self) -> str:
+        return f"page {self.page} ({self.channel}): {self.printed!r}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "page": self.page,
+            "channel": self.channel,
+            "text": self.printed,
+            "form": self.form,
+            "status": self.status,
+            "listed": self.listed,
+            "anchors": list(self.anchors),
+            "bbox": [round(v, 1) for v in self.span],
+        }
+
+
+def _union(boxes: Sequence[Box]) -> Box:
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def _row(words: Sequence[Word], span: Box) -> list[int]:
+    """Words whose vertical centre lies within the span's height: its printed row."""
+    top, bottom = span[1], span[3]
+    out = []
+    for index, word in enumerate(words):
+        centre = (word.bbox[1] + word.bbox[3]) / 2
+        if top <= centre <= bottom:
+            out.append(index)
+    return out
+
+
+def _sentence(words: Sequence[Word], first: int, last: int) -> list[int]:
+    """The words of the sentence holding ``words[first..last]``, in reading order."""
+    start = first
+    while start > 0 and first - start < SENTENCE_REACH:
+        if _SENTENCE_END.search(words[start - 1].text):
+            break
+        start -= 1
+    end = last
+    while end < len(words) - 1 and end - last < SENTENCE_REACH:
+        if _SENTENCE_END.search(words[end].text):
+            break
+        end += 1
+    return list(range(start, end + 1))
+
+
+def is_selection(question: str, item: GoldItem, options: Sequence[str], page_text: str) -> bool:
+    """Is a text gold one of several printed candidates, the question being which one?"""
+    if item.kind != "text":
+        return False
+    flat = f" {normalise(page_text)} "
+    gold = normalise(item.text)
+    others = [normalise(o) for o in options if normalise(o) and normalise(o) != gold]
+    if any(len(o) >= 3 and f" {o} " in flat for o in others):
+        return True
+    return bool(_SELECTION.search(question)) and len(item.tokens) <= 3
+
+
+def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors) -> list[Mention]:
+    """Every form of ``items`` that ``reading`` prints, with the anchors near it."""
+    words = reading.words
+    if not words:
+        return []
+    stems = [{stem(t) for t in normalise(w.text).split()} for w in words]
+    out: list[Mention] = []
+    single_digit = {i.text: i.kind == "number" and i.digits < 2 for i in items}
+    matches: list[FormMatch] = find_forms(items, words)
+    for match in matches:
+        span = _union([words[i].bbox for i in range(match.first, match.last + 1)])
+        row = _row(words, span)
+        sentence = _sentence(words, match.first, match.last)
+        near = set(range(max(0, match.first - WINDOW), min(len(words), match.last + WINDOW + 1)))
+        near.update(row)
+        found = anchors.found_in(s for i in near for s in stems[i])
+        tight = None
+        if single_digit.get(match.item):
+            beside = range(max(0, match.first - TIGHT), min(len(words), match.last + TIGHT + 1))
+            tight = tuple(a for a in anchors.found_in(s for i in beside for s in stems[i]))
+        out.append(
+            Mention(
+                page=reading.page,
+                channel=reading.channel,
+                item=match.item,
+                printed=match.printed,
+                form=match.form,
+                strong=match.strong,
+                unique=match.unique,
+                anchors=tuple(found),
+                span=span,
+                boxes=tuple(words[i].bbox for i in range(match.first, match.last + 1)),
+                row=_union([words[i].bbox for i in row]) if row else span,
+                sentence=_union([words[i].bbox for i in sentence]),
+                figure=reading.region if reading.channel == OCR_FIGURE else None,
+                tight=tight,
+            )
+        )
+    return out
+
+
+def classify(mention: Mention, listed: bool, selection: bool, anchors: Anchors) -> Mention:
+    """The mention with its ``status`` (see the module doc) and ``listed`` set."""
+    if selection:
+        status = CANDIDATE
+    elif mention.unique:
+        status = STATEMENT
+    elif listed:
+        status = STATEMENT if (mention.strong or mention.anchored(1)) else MENTION
+    else:
+        needed = min(2, max(1, (anchors.words + 1) // 2))
+        status = STATEMENT if mention.anchored(needed) else MENTION
+    return replace(mention, status=status, listed=listed)

@@ -1,0 +1,93 @@
+"""Making sure an evidence edit reaches every place the evidence map says states the answer.
+
+Transforms place most of their edits by the method's own rules (random rectangles around
+the densest evidence, blur over figures). These helpers add what those rules missed: a
+rectangle over each printed form of the answer that is still uncovered, a blur over the
+sentence or row of each statement outside every blurred figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import pymupdf
+
+from ...evidence.statements import STATEMENT, Mention
+from ...textregions.words import Box
+
+#: Padding around a word sealed by its own rectangle (points): takes in anti-aliasing.
+SEAL_PAD = 1.5
+#: Sample points across a word's box (x, y) when checking it is covered.
+_SAMPLES = (5, 3)
+
+
+def covered(box: Box, rects: Sequence[Iterable[float]]) -> bool:
+    """Is every sample point of ``box`` under one of ``rects``?"""
+    boxes = [tuple(float(v) for v in r) for r in rects]
+    nx, ny = _SAMPLES
+    x0, y0, x1, y1 = box
+    for i in range(nx):
+        x = x0 + (x1 - x0) * (i + 0.5) / nx
+        for j in range(ny):
+            y = y0 + (y1 - y0) * (j + 0.5) / ny
+            if not any(r[0] <= x <= r[2] and r[1] <= y <= r[3] for r in boxes):
+                return False
+    return True
+
+
+def _clip(box: Box, page_rect: pymupdf.Rect, pad: float) -> Box | None:
+    rect = pymupdf.Rect(box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad) & page_rect
+    if rect.is_empty:
+        return None
+    return (round(rect.x0, 2), round(rect.y0, 2), round(rect.x1, 2), round(rect.y1, 2))
+
+
+def seal_evidence(
+    rects: Sequence[Iterable[float]],
+    mentions: Iterable[Mention],
+    page_rect: pymupdf.Rect,
+    pad: float = SEAL_PAD,
+) -> list[Box]:
+    """Rectangles over each word of a statement that ``rects`` leave uncovered."""
+    have = list(rects)
+    added: list[Box] = []
+    for mention in mentions:
+        if mention.status != STATEMENT:
+            continue
+        for box in mention.boxes:
+            if covered(box, have):
+                continue
+            sealed = _clip(box, page_rect, pad)
+            if sealed is not None:
+                added.append(sealed)
+                have.append(sealed)
+    return added
+
+
+def uncovered_statements(
+    regions: Sequence[Iterable[float]], mentions: Iterable[Mention]
+) -> list[Mention]:
+    """Statements whose printed form is not inside ``regions``."""
+    have = list(regions)
+    return [
+        m for m in mentions if m.status == STATEMENT and not all(covered(b, have) for b in m.boxes)
+    ]
+
+
+def local_regions(
+    mentions: Iterable[Mention], page_rect: pymupdf.Rect, pad: float = 4.0
+) -> list[Box]:
+    """The sentence (or table row) around each mention, padded, merged when they overlap."""
+    out: list[pymupdf.Rect] = []
+    for mention in mentions:
+        rect = pymupdf.Rect(mention.local()) | pymupdf.Rect(mention.span)
+        rect = pymupdf.Rect(rect.x0 - pad, rect.y0 - pad, rect.x1 + pad, rect.y1 + pad) & page_rect
+        if rect.is_empty:
+            continue
+        for index, other in enumerate(out):
+            if rect.intersects(other):
+                out[index] = other | rect
+                break
+        else:
+            out.append(rect)
+    return [(round(r.x0, 2), round(r.y0, 2), round(r.x1, 2), round(r.y1, 2)) for r in out]

@@ -305,6 +305,20 @@ def _summary(config: BuildConfig, result: Any, seconds: float) -> None:
             + ", ".join(f"{k} {v}" for k, v in qc["counts"].items()),
             highlight=False,
         )
+    failed_reads = {k: v["failed"] for k, v in counts["reread"].items() if v["failed"]}
+    if counts["reread"]:
+        read = sum(v["passed"] + v["failed"] for v in counts["reread"].values())
+        err.print(
+            f"  re-read gate: {read} attempts read again, {sum(failed_reads.values())} still"
+            " stated the answer"
+            + (
+                " (" + ", ".join(f"{k} {v}" for k, v in failed_reads.items()) + "; the next"
+                " transform ran)"
+                if failed_reads
+                else ""
+            ),
+            highlight=False,
+        )
     if skipped:
         err.print(
             f"  skipped {skipped}: " + "; ".join(f"{v} x {k}" for k, v in counts["skipped"].items())

@@ -44,6 +44,31 @@ def test_two_valid_verdicts_are_needed_to_accept(verdicts, status) -> None:
     assert consensus([v(x) for x in verdicts]) == status
 
 
+def test_a_judge_that_read_the_gold_on_the_item_decides_alone() -> None:
+    read = Verdict("offline:leak", ANSWERABLE, "HIGH", "readable", "reference", 1.0, "page 4 (ocr)")
+    assert consensus([read, v(UNANSWERABLE)]) == "rejected"  # not a split for review
+    assert consensus([read, v(ERROR)]) == "rejected"
+    unsure = Verdict("offline:leak", ANSWERABLE, "LOW", "survives", "reference", 0.6)
+    assert consensus([unsure, v(UNANSWERABLE)]) == "flagged"
+
+
+def test_a_model_judge_giving_the_gold_has_read_it() -> None:
+    from abstain_build.qc.judges.base import Reference
+    from abstain_build.qc.verify import _gold_read
+
+    item = JudgeItem(
+        id="x",
+        axis="evidence_sufficiency",
+        question="What was revenue?",
+        reference=Reference(question="What was revenue?", answer="8831", answer_format="Int"),
+    )
+    says = Verdict("model:m", ANSWERABLE, "HIGH", "Page 71 shows $8.8 billion.", "model")
+    assert _gold_read(says, item).read_gold
+    other = Verdict("model:m", ANSWERABLE, "HIGH", "It shows $9.4 billion.", "model")
+    assert not _gold_read(other, item).read_gold
+    assert Verdict.from_json(_gold_read(says, item).to_json()).found
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -74,10 +74,23 @@ class Anchors:
         """How many anchors are words (not years)."""
         return sum(1 for s in self.stems if not s.isdigit())
 
-    def found_in(self, stems: Iterable[str]) -> list[str]:
-        """The anchor stems among ``stems`` (each once, in the question's order)."""
-        present = set(stems) & self.stems
-        return [s for s in dict.fromkeys(stem(t) for t in self.terms) if s in present]
+    @property
+    def all_words(self) -> int:
+        """How many of the question's content words are words, ubiquitous ones included."""
+        return sum(1 for s in self.stems | self.topic_stems if not s.isdigit())
+
+    def found_in(self, stems: Iterable[str], topic: bool = False) -> list[str]:
+        """The anchor stems among ``stems`` (each once, in the question's order); with
+        ``topic``, the words the document prints everywhere too (on a page that is evidence
+        they still tell the answer's line from the others)."""
+        terms = self.terms + self.ubiquitous if topic else self.terms
+        wanted = self.stems | self.topic_stems if topic else self.stems
+        present = set(stems) & wanted
+        return [s for s in dict.fromkeys(stem(t) for t in terms) if s in present]
+
+    @property
+    def topic_stems(self) -> frozenset[str]:
+        return frozenset(stem(t) for t in self.ubiquitous)
 
 
 def question_terms(question: str) -> list[str]:

@@ -14,7 +14,8 @@ A careful reader takes "$34.7 million" as stating 34.7, "8.8 billion" as stating
   3/5/2017), comparing the parts the gold gives;
 * **text** matches regardless of case, spacing and punctuation, and tolerates small OCR
   errors (``rn`` read for ``m``, ``0`` for ``o``) through an edit distance
-  (:mod:`rapidfuzz`) that grows with the answer's length.
+  (:mod:`rapidfuzz`) that grows with the answer's length; a long answer (a sentence) is
+  also found restated in other words, most of its words and numbers kept.
 
 Each match says how distinctive it is (``strong``): a number with three significant
 digits or more, a text answer of two words or six letters. Whether a weak match states
@@ -55,7 +56,18 @@ STRONG_TEXT = 6
 #: Words a numeric answer may carry besides its number ("12 stores", "3.5 years").
 MAX_UNIT_WORDS = 3
 
-FORMS = ("exact", "scaled", "rounded", "coarser", "words", "year", "date", "text", "fuzzy")
+FORMS = (
+    "exact",
+    "scaled",
+    "rounded",
+    "coarser",
+    "words",
+    "year",
+    "date",
+    "text",
+    "fuzzy",
+    "paraphrase",
+)
 
 _YEAR_KINDS = ("year", "fiscal_year", "year_range", "quarter")
 _MONTHS = (
@@ -72,6 +84,12 @@ _DATE = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE,
 )
+#: A text answer of this many words may be restated in other words ...
+PARAPHRASE_WORDS = 8
+#: ... keeping this share of its words and of its numbers ...
+PARAPHRASE_SHARE = 0.75
+#: ... within this many words of its length.
+PARAPHRASE_SLACK = 3
 #: Small counts are often printed as words ("three case studies").
 NUMBER_WORDS = [
     "zero",
@@ -96,6 +114,10 @@ NUMBER_WORDS = [
     "nineteen",
     "twenty",
 ]
+#: Answers that are judgements about the page, not things printed on it.
+_NOT_ANSWERS = frozenset(
+    (w,) for w in ("yes", "no", "true", "false", "none", "n a", "not", "neither", "both")
+) | {("n", "a")}
 #: OCR confusions folded away before text is compared (both sides).
 _OCR_FOLDS = (("rn", "m"), ("vv", "w"), ("0", "o"), ("1", "l"), ("|", "l"), ("5", "s"))
 
@@ -125,7 +147,7 @@ class GoldItem:
     @property
     def searchable(self) -> bool:
         if self.kind == "text":
-            return len("".join(self.tokens)) >= MIN_TEXT
+            return len("".join(self.tokens)) >= MIN_TEXT and self.tokens not in _NOT_ANSWERS
         if self.kind == "number":
             return self.number is not None and (self.digits >= 2 or self.number != 0)
         return True
@@ -409,7 +431,43 @@ def text_matches(item: GoldItem, tokens: Sequence[str]) -> list[tuple[int, int, 
             if Levenshtein.distance(window, joined, score_cutoff=budget) <= budget:
                 found.append((i, i + size - 1, "fuzzy"))
                 taken.update(range(i, i + size))
+    if n >= PARAPHRASE_WORDS:
+        found += _paraphrases(gold, tokens, taken)
     return sorted(found)
+
+
+def _paraphrases(
+    gold: Sequence[str], tokens: Sequence[str], taken: set[int]
+) -> list[tuple[int, int, str]]:
+    """Windows restating a long text answer in other words: most of its words and most of
+    its numbers, within a few words of its length ("By 2018, reduce ... by 25% from 60
+    days (2015) to 45 days" restates "By December 31, 2018, reduce ... from 60 days (2015)
+    to 45 days"; "from 65 days (2015) to 49 days" is another objective)."""
+    words = set(gold)
+    numbers = {t for t in words if t.isdigit()}
+    n, found = len(gold), []
+    i = 0
+    while i < len(tokens):
+        best = None
+        for size in range(max(1, n - PARAPHRASE_SLACK), n + PARAPHRASE_SLACK + 1):
+            window = tokens[i : i + size]
+            if len(window) < size or any(j in taken for j in range(i, i + size)):
+                break
+            if window[0] not in words or window[-1] not in words:
+                continue
+            shared = words & set(window)
+            if len(shared) < PARAPHRASE_SHARE * len(words):
+                continue
+            if numbers and len(numbers & shared) < PARAPHRASE_SHARE * len(numbers):
+                continue
+            best = size
+        if best is None:
+            i += 1
+            continue
+        found.append((i, i + best - 1, "paraphrase"))
+        taken.update(range(i, i + best))
+        i += best
+    return found
 
 
 # -- searching a sequence of words ---------------------------------------------------------

@@ -164,8 +164,16 @@ def build_map(
     items = gold_items(answer, answer_format, options)
     texts = [_page_text(readings[n]) for n in sorted(readings)]
     anchors = question_anchors(question, texts)
-    listed_set = set(listed)
-    emap = EvidenceMap(tuple(sorted(listed_set)), items, anchors, readings=readings)
+    printed = {n: (labels or {}).get(n) or printed_page_number(readings[n]) for n in readings}
+    resolved = printed_pages(listed, printed)
+    listed_set = set(listed) | set(resolved)
+    emap = EvidenceMap(tuple(sorted(set(listed))), items, anchors, readings=readings)
+    emap.printed = {n: printed[n] or "" for n in resolved}
+    for page in resolved:
+        emap.notes.append(
+            f"PDF page {page} prints the page number {printed[page]}, a listed page whose own"
+            " printed number differs: it is read as an evidence page too"
+        )
     emap.pages_read = len(readings)
     for number, page in sorted(readings.items()):
         for channel in page.channels():
@@ -191,20 +199,36 @@ def build_map(
             " digit or letter): the map holds the question's anchors only"
         )
         return emap
-    _resolve_pages(emap, readings, labels or {})
+    _resolve_pages(emap, readings, labels or {}, resolved)
     if emap.unread:
         emap.notes.append(f"{len(emap.unread)} page(s) could not be read fully")
     return emap
 
 
+def printed_pages(listed: Sequence[int], printed: dict[int, str | None]) -> list[int]:
+    """PDF pages that print the number of a listed page whose own printed number differs
+    (records that give printed page numbers instead of PDF page indexes)."""
+    out: set[int] = set()
+    for page in listed:
+        own = printed.get(page)
+        if own is None or own == str(page):
+            continue
+        out.update(n for n, label in printed.items() if label == str(page) and n not in listed)
+    return sorted(out)
+
+
 def _resolve_pages(
-    emap: EvidenceMap, readings: dict[int, PageReadings], labels: dict[int, str]
+    emap: EvidenceMap,
+    readings: dict[int, PageReadings],
+    labels: dict[int, str],
+    resolved: Sequence[int] = (),
 ) -> None:
     """Notes on where the answer is stated relative to the listed pages."""
-    on_listed = {m.page for m in emap.statements(emap.listed)}
-    elsewhere = [p for p in emap.statement_pages() if p not in emap.listed]
+    evidence = set(emap.listed) | set(resolved)
+    on_listed = {m.page for m in emap.statements(sorted(evidence))}
+    elsewhere = [p for p in emap.statement_pages() if p not in evidence]
     if on_listed:
-        emap.notes.append(f"stated on listed page(s) {sorted(on_listed)}")
+        emap.notes.append(f"stated on evidence page(s) {sorted(on_listed)}")
     if elsewhere:
         emap.notes.append(f"also stated on page(s) {elsewhere}, which the record does not list")
     if not on_listed and not elsewhere:
@@ -214,7 +238,7 @@ def _resolve_pages(
         )
         return
     for page in emap.listed:
-        if page in on_listed:
+        if page in on_listed or any(emap.printed.get(n) == str(page) for n in on_listed):
             continue
         printed = {
             n: labels.get(n) or printed_page_number(readings[n]) for n in elsewhere if n in readings

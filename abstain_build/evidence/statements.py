@@ -3,8 +3,10 @@
 A *mention* is any place a reading prints a form of the gold (:mod:`.forms`). It *states*
 the answer when a reader looking for it would take it as the answer:
 
-* on a page the record lists as evidence: a distinctive form (three significant digits, a
-  long name, a date), or any form with one of the question's anchor terms near it;
+* on a page the record lists as evidence (or the page printing that page number): a
+  distinctive form (three significant digits, a long name, a date), or any form with one
+  of the question's words near it (there even a word the document prints everywhere,
+  "online" in a report on seniors online, tells the answer's line from the others);
 * on any other page: a form with two of the question's anchor terms near it (one when the
   question has only one or two), such as "depreciation" and "expense" above the table that
   prints 8,831 for "depreciation expense ... 2017"; a bare "8.8" elsewhere in a 10-K is a
@@ -69,6 +71,8 @@ class Mention:
     strong: bool
     unique: bool
     anchors: tuple[str, ...]
+    #: The question's words near it that the document prints on most pages.
+    topic: tuple[str, ...]
     span: Box  # the printed form (points, normalised page)
     boxes: tuple[Box, ...]  # each word of the printed form
     row: Box  # every word on its printed line, across the page
@@ -79,12 +83,14 @@ class Mention:
     listed: bool = False
     status: str = MENTION
 
-    def anchored(self, needed: int) -> bool:
+    def anchored(self, needed: int, topic: bool = False) -> bool:
         """At least ``needed`` of the question's anchor words are near (years do not
-        count); a single-digit gold needs one right beside it ("3 case studies")."""
+        count; with ``topic``, words the document prints everywhere count too); a
+        single-digit gold needs one right beside it ("3 case studies")."""
         if self.tight is not None and not self.tight:
             return False
-        return sum(1 for a in self.anchors if not a.isdigit()) >= needed
+        near = self.anchors + (self.topic if topic else ())
+        return sum(1 for a in near if not a.isdigit()) >= needed
 
     @property
     def states(self) -> bool:
@@ -185,10 +191,12 @@ def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors)
         near = set(range(max(0, match.first - WINDOW), min(len(words), match.last + WINDOW + 1)))
         near.update(row)
         found = anchors.found_in(s for i in near for s in stems[i])
+        everything = anchors.found_in((s for i in near for s in stems[i]), topic=True)
+        topic = tuple(a for a in everything if a not in found)
         tight = None
         if single_digit.get(match.item):
             beside = range(max(0, match.first - TIGHT), min(len(words), match.last + TIGHT + 1))
-            tight = tuple(a for a in anchors.found_in(s for i in beside for s in stems[i]))
+            tight = tuple(anchors.found_in((s for i in beside for s in stems[i]), topic=True))
         out.append(
             Mention(
                 page=reading.page,
@@ -199,6 +207,7 @@ def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors)
                 strong=match.strong,
                 unique=match.unique,
                 anchors=tuple(found),
+                topic=topic,
                 span=span,
                 boxes=tuple(words[i].bbox for i in range(match.first, match.last + 1)),
                 row=_union([words[i].bbox for i in row]) if row else span,
@@ -217,7 +226,7 @@ def classify(mention: Mention, listed: bool, selection: bool, anchors: Anchors) 
     elif mention.unique:
         status = STATEMENT
     elif listed:
-        status = STATEMENT if (mention.strong or mention.anchored(1)) else MENTION
+        status = STATEMENT if (mention.strong or mention.anchored(1, topic=True)) else MENTION
     else:
         needed = min(2, max(1, (anchors.words + 1) // 2))
         status = STATEMENT if mention.anchored(needed) else MENTION

@@ -175,6 +175,7 @@ def journal_entry(outcome: SampleOutcome, data_end: int, errors_end: int) -> dic
         "errors": [[p.stage, p.transform] for p in outcome.problems],
         "not_applicable": outcome.not_applicable,
         "qc": outcome.qc,
+        "gate": outcome.gate,
         "seconds": {k: round(v, 4) for k, v in outcome.seconds.items()},
         "data_end": data_end,
         "errors_end": errors_end,

@@ -23,6 +23,8 @@ class BuildCounts:
     seconds: Counter = field(default_factory=Counter)
     #: QC decisions per family: status -> n (rejected items included, though not written).
     qc: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    #: Re-read gate decisions per transform: "passed" / "failed" -> n.
+    gate: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
 
     @property
     def failed_samples(self) -> int:
@@ -53,6 +55,10 @@ class BuildCounts:
                 for name, reasons in sorted(self.not_applicable.items())
             },
             "qc": qc_rates(self.qc),
+            "reread": {
+                name: {"passed": c["passed"], "failed": c["failed"]}
+                for name, c in sorted(self.gate.items())
+            },
         }
 
 
@@ -78,6 +84,8 @@ def count_entries(entries: Iterable[dict[str, Any]]) -> BuildCounts:
             counts.seconds[name] += seconds
         for _name, family, status in entry.get("qc", []):
             counts.qc[family][status] += 1
+        for name, decision in entry.get("gate", []):
+            counts.gate[name][decision] += 1
     return counts
 
 

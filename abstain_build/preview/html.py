@@ -26,7 +26,7 @@ figure img{max-width:100%;max-height:420px;height:auto;border:1px solid #ccc}
 figcaption{font-size:.8em;color:#666}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:.8em;margin-left:6px}
 .ok{background:#d8f3dc;color:#1b4332} .not_applicable{background:#eee;color:#555}
-.error,.qc_failed{background:#ffd6d6;color:#7a0000}
+.error,.qc_failed,.still_stated{background:#ffd6d6;color:#7a0000}
 table{border-collapse:collapse;font-size:.88em;margin:6px 0}
 td,th{border:1px solid #e2e2e2;padding:3px 8px;text-align:left;vertical-align:top}
 del{background:#ffd6d6;text-decoration:line-through} ins{background:#d8f3dc;text-decoration:none}

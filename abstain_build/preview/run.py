@@ -13,7 +13,7 @@ from ..loaders import open_source
 from ..media.inputs import InputLimits, SampleInputs
 from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient
-from ..pipeline.apply import TransformOutput, run_transform
+from ..pipeline.apply import TransformOutput, reread, run_transform
 from ..pipeline.assets import AssetStore, atomic_write
 from ..pipeline.prefetch import prefetch_rewrites
 from ..routing import select_transforms
@@ -30,7 +30,7 @@ from .sheet import contact_sheet
 @dataclass
 class PreviewItem:
     transform: Transform
-    status: str  # "ok", "not_applicable", "error", "qc_failed"
+    status: str  # "ok", "not_applicable", "error", "qc_failed", "still_stated"
     reason: str = ""
     output: TransformOutput | None = None
     images: list[str] = field(default_factory=list)  # relative to the preview folder
@@ -124,6 +124,16 @@ def _run_one(
     if item.output is not None and not item.output.qc["passed"]:
         item.status = "qc_failed"
         item.reason = "; ".join(c["name"] for c in item.output.qc["checks"] if not c["passed"])
+    elif item.output is not None:
+        try:
+            gate = reread(transform, sample, inputs, item.output)
+        except Exception as exc:  # shown in the page: the preview is for diagnosis
+            item.status, item.reason = "error", f"re-read gate: {type(exc).__name__}: {exc}"
+        else:
+            if gate is not None and not gate.passed:
+                # A build would move on to the next transform; the preview shows why.
+                item.status = "still_stated"
+                item.reason = f"re-read gate: {gate.reason()}"
     return item
 
 

@@ -1,0 +1,390 @@
+"""The evidence map on documents built here, the transforms acting on it, and the re-read
+gate: an answer restated on another page, printed only inside a chart image, on a rotated
+page, or written back into the pixels is found, edited, or caught."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+from PIL import Image, ImageDraw
+
+from abstain_build.config import BuildConfig
+from abstain_build.evidence.gate import GateResult
+from abstain_build.evidence.map import evidence_map
+from abstain_build.evidence.policy import QUESTION
+from abstain_build.evidence.reading import forget_documents
+from abstain_build.media.fonts import font
+from abstain_build.media.images import encode_png
+from abstain_build.media.inputs import SampleInputs
+from abstain_build.model import DocumentRef, Plan, Region, Sample, SourceInfo
+from abstain_build.pipeline.apply import TransformOutput, reread, run_transform
+from abstain_build.pipeline.build import build
+from abstain_build.qc.items import judge_item
+from abstain_build.qc.judges.evidence import Evidence
+from abstain_build.textregions.ocr import ocr_available
+from abstain_build.transforms import DocumentTransform, get_registry, register_transform
+from abstain_build.transforms.functional.pdf_edit import redact_rects
+from abstain_build.transforms.registry import transforms as registry
+
+from .conftest import read_jsonl, write_jsonl
+
+needs_ocr = pytest.mark.skipif(not ocr_available(), reason="Tesseract is not installed")
+INFO = SourceInfo("test", "test", "test.jsonl", 0)
+QUESTION_TEXT = "What was the net revenue of Northwind in FY2021? Answer in millions."
+ANSWER = "5210.3"
+FILLER = (
+    "The company designs and sells industrial equipment through distributors in forty"
+    " countries. Management reviews the segments every quarter."
+)
+
+
+# -- documents -----------------------------------------------------------------------------
+
+
+def _save(document: pymupdf.Document, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(document.tobytes(garbage=3, deflate=True, no_new_id=True))
+    document.close()
+    return path
+
+
+def restated_report(path: Path, rotate_listed: int = 0) -> Path:
+    """Page 1 restates the figure in prose; page 2 (the listed one) prints it in a table."""
+    document = pymupdf.open()
+    first = document.new_page(width=612, height=792)
+    first.insert_textbox(
+        pymupdf.Rect(54, 80, 558, 300),
+        "Overview. In FY2021 the net revenue of Northwind was $5,210.3 million. " + FILLER,
+        fontsize=11,
+    )
+    first.insert_textbox(pymupdf.Rect(54, 420, 558, 700), FILLER * 3, fontsize=11)
+    second = document.new_page(width=612, height=792)
+    second.insert_textbox(pymupdf.Rect(54, 60, 558, 200), FILLER * 2, fontsize=11)
+    rows = [("Net revenue", "5,210.3"), ("Cost of sales", "3,101.9"), ("Gross margin", "2,108.4")]
+    for index, (label, value) in enumerate(rows):
+        y = 420 + 22 * index
+        second.insert_text((72, y), label, fontsize=11)
+        second.insert_text((420, y), value, fontsize=11)
+    second.insert_textbox(pymupdf.Rect(54, 560, 558, 740), FILLER * 2, fontsize=11)
+    if rotate_listed:
+        second.set_rotation(rotate_listed)
+    third = document.new_page(width=612, height=792)
+    third.insert_textbox(pymupdf.Rect(54, 80, 558, 700), FILLER * 4, fontsize=11)
+    return _save(document, path)
+
+
+def chart_png(label: str) -> bytes:
+    """A bar chart picture whose only printed value is ``label``."""
+    image = Image.new("RGB", (900, 600), "white")
+    draw = ImageDraw.Draw(image)
+    for index, height in enumerate((220, 340, 280)):
+        draw.rectangle(
+            (120 + 220 * index, 520 - height, 260 + 220 * index, 520), fill=(40, 90, 170)
+        )
+    draw.line((90, 520, 860, 520), fill="black", width=4)
+    draw.text((300, 60), label, fill="black", font=font(56))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def chart_report(path: Path) -> Path:
+    """A text page whose answer is printed only inside an embedded chart image."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    page.insert_textbox(pymupdf.Rect(54, 60, 558, 260), FILLER * 2, fontsize=11)
+    page.insert_image(pymupdf.Rect(106, 300, 506, 567), stream=chart_png("Units sold 4,817"))
+    page.insert_textbox(pymupdf.Rect(54, 600, 558, 740), FILLER, fontsize=11)
+    return _save(document, path)
+
+
+def sample(pdf: Path, pages: tuple[int, ...], question: str, answer: str) -> Sample:
+    return Sample(
+        id=f"s-{pdf.stem}",
+        source=INFO,
+        question=question,
+        answer=answer,
+        answer_format="Float",
+        document=DocumentRef(path=pdf, doc_id=pdf.name),
+        evidence_pages=pages,
+    )
+
+
+def run(name: str, item: Sample, context: str = "document") -> tuple[TransformOutput, GateResult]:
+    inputs = SampleInputs(item)
+    inputs.validate()
+    transform = get_registry().get(name)()
+    output = run_transform(transform, item, inputs, run_seed=3, context=context)
+    gate = reread(transform, item, inputs, output, context)
+    assert gate is not None
+    return output, gate
+
+
+def page_text(pdf: bytes, number: int) -> str:
+    with pymupdf.open(stream=pdf, filetype="pdf") as document:
+        return document[number - 1].get_text()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_readings():
+    forget_documents()  # documents built here reuse names across tests
+    yield
+    forget_documents()
+
+
+# -- the map -------------------------------------------------------------------------------
+
+
+def test_the_map_finds_the_answer_on_a_page_the_record_does_not_list(tmp_path: Path) -> None:
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, ANSWER)
+    emap = evidence_map(item, SampleInputs(item))
+    assert {(m.page, m.printed) for m in emap.statements()} == {
+        (1, "$5,210.3 million"),
+        (2, "5,210.3"),
+    }
+    assert emap.target_pages("document") == [1, 2]
+    assert emap.target_pages("pages") == [2]
+    assert any("page(s) [1], which the record does not list" in n for n in emap.notes)
+    assert emap.to_json()["statement_pages"] == [1, 2]
+
+
+@needs_ocr
+def test_a_value_printed_only_inside_a_chart_image_is_read_by_ocr(tmp_path: Path) -> None:
+    item = sample(chart_report(tmp_path / "c.pdf"), (1,), "How many units were sold?", "4817")
+    emap = evidence_map(item, SampleInputs(item))
+    found = emap.statements()
+    assert found and {m.channel for m in found} == {"ocr_figure"}
+    assert found[0].figure is not None  # the chart holding it is part of what to remove
+
+
+# -- transforms act on the map -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["remove_visual_element", "remove_numeric_tokens", "dense_mask"])
+def test_every_page_stating_the_answer_gets_the_edit(tmp_path: Path, name: str) -> None:
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, ANSWER)
+    output, gate = run(name, item)
+    assert {r.page for r in output.record.edits.regions} >= {1, 2}
+    for number in (1, 2):
+        assert "5,210.3" not in page_text(output.pdf, number)
+    assert FILLER.split()[0] in page_text(output.pdf, 3)  # a page without it is left alone
+    assert gate.passed, gate.reason()
+    assert output.pages == [2]  # the shipped images are still the listed pages'
+
+
+def test_with_only_the_evidence_pages_shipped_the_other_pages_stay(tmp_path: Path) -> None:
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, ANSWER)
+    output, gate = run("remove_visual_element", item, context="pages")
+    assert {r.page for r in output.record.edits.regions} == {2}
+    assert "5,210.3" in page_text(output.pdf, 1)
+    assert gate.passed and gate.pages_read == 1
+
+
+def test_hide_evidence_page_hides_or_crops_every_page_stating_the_answer(tmp_path: Path) -> None:
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, ANSWER)
+    output, gate = run("hide_evidence_page", item)
+    touched = set(output.record.edits.pages_hidden) | {
+        c.page for c in output.record.edits.pages_cropped
+    }
+    assert touched == {1, 2}
+    for crop in output.record.edits.pages_cropped:
+        assert "stated in the" in crop.reason  # the half with the answer was the one dropped
+    assert gate.passed, gate.reason()
+
+
+@needs_ocr
+def test_blur_figure_region_blurs_the_chart_that_holds_the_answer(tmp_path: Path) -> None:
+    item = sample(chart_report(tmp_path / "c.pdf"), (1,), "How many units were sold?", "4817")
+    output, gate = run("blur_figure_region", item)
+    assert gate.passed, gate.reason()
+    assert any(r.kind == "blur" and r.page == 1 for r in output.record.edits.regions)
+
+
+def test_a_rotated_page_is_edited_and_judged_in_its_own_coordinates(tmp_path: Path) -> None:
+    item = sample(
+        restated_report(tmp_path / "r.pdf", rotate_listed=90), (2,), QUESTION_TEXT, ANSWER
+    )
+    output, gate = run("remove_visual_element", item)
+    assert "5,210.3" not in page_text(output.pdf, 2)
+    assert gate.passed, gate.reason()
+    # The judges map the record's masks onto the render where the black really is.
+    masks = [r for r in output.record.to_json()["edits"]["regions"] if r["kind"] == "mask"]
+    record = output.record.to_json()
+    record["edits"] = dict(record["edits"], regions=[m for m in masks if m["page"] == 2])
+    inputs = SampleInputs(item)
+    judged = judge_item(
+        item, inputs, item_id="x", question=item.question, images=output.images, pdf=output.pdf,
+        transform=record,
+    )  # fmt: skip
+    evidence = Evidence(judged)
+    where = evidence.region_mask(0)
+    assert where is not None and where.any()
+    perturbed = evidence.perturbed[0]
+    assert perturbed.shape == where.shape  # rotated page rendered rotated, both ways
+    assert float((perturbed[where] < 60).mean()) > 0.9
+
+
+# -- the gate ------------------------------------------------------------------------------
+
+
+@register_transform
+class LeaveEverything(DocumentTransform):
+    """A document transform that edits a blank corner only: the answer stays."""
+
+    name = "test_leave_everything"
+    family = "evidence_removal"
+    axis = "evidence_sufficiency"
+    description = "Edits a blank corner of each evidence page."
+
+    def plan(self, ctx) -> Plan:
+        plan = Plan(params={})
+        for page in ctx.sample.evidence_pages:
+            plan.edits.regions.append(Region((0, 0, 2, 2), "mask", page=page, unit="pt"))
+        return plan
+
+    def affinity(self, features) -> float:
+        return 1.0  # routing picks it first: the gate must send the sample on
+
+    def apply(self, document, plan) -> None:
+        for region in plan.edits.regions:
+            redact_rects(document[region.page - 1], [region.bbox])
+
+
+@register_transform
+class WriteItBack(DocumentTransform):
+    """Erases the listed page's text layer and paints the figure back as a picture."""
+
+    name = "test_write_it_back"
+    family = "evidence_removal"
+    axis = "evidence_sufficiency"
+    description = "Text layer erased, the same numbers drawn back in pixels."
+
+    def plan(self, ctx) -> Plan:
+        return Plan(params={})
+
+    def apply(self, document, plan) -> None:
+        page = document[1]
+        redact_rects(page, [page.rect], fill=(1, 1, 1))
+        image = Image.new("RGB", (1200, 200), "white")
+        ImageDraw.Draw(image).text((40, 50), "Net revenue 5,210.3", fill="black", font=font(64))
+        page.insert_image(pymupdf.Rect(60, 400, 540, 480), stream=encode_png(np.asarray(image)))
+
+
+def test_a_statement_left_anywhere_fails_the_gate_with_its_place(tmp_path: Path) -> None:
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, ANSWER)
+    _, gate = run("test_leave_everything", item)
+    assert not gate.passed
+    assert {m.page for m in gate.found} == {1, 2}
+    assert "page 1 (text_layer): '$5,210.3 million'" in gate.reason()
+    assert gate.pages_reread == [2]  # page 1 and 3 are unchanged: their readings are reused
+
+
+@needs_ocr
+def test_the_gate_reads_the_pixels_of_every_edited_page(tmp_path: Path) -> None:
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, ANSWER)
+    _, gate = run("test_write_it_back", item, context="pages")
+    assert not gate.passed
+    channels = {m.channel for m in gate.found}
+    assert "ocr" in channels and "text_layer" not in channels  # no text layer holds it
+
+
+@needs_ocr
+def test_a_chart_label_left_readable_fails_the_gate(tmp_path: Path) -> None:
+    item = sample(chart_report(tmp_path / "c.pdf"), (1,), "How many units were sold?", "4817")
+    _, gate = run("test_leave_everything", item)
+    assert not gate.passed
+    assert {m.channel for m in gate.found} & {"ocr", "ocr_figure"}
+
+
+def test_question_rewrites_are_not_read_for_the_answer(tmp_path: Path) -> None:
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, ANSWER)
+    inputs = SampleInputs(item)
+    transform = get_registry().get("temporal_drift")()
+    output = run_transform(transform, item, inputs, run_seed=3)
+    gate = reread(transform, item, inputs, output)
+    assert gate is not None and gate.passed and gate.policy == QUESTION
+
+
+def test_a_build_moves_on_when_the_gate_fails_and_records_where(tmp_path: Path) -> None:
+    pdf = restated_report(tmp_path / "docs" / "r.pdf")
+    source = write_jsonl(
+        tmp_path / "data.jsonl",
+        [{"id": "r1", "question": QUESTION_TEXT, "answer": ANSWER, "pdf": f"docs/{pdf.name}",
+          "evidence_pages": [2], "answer_format": "Float"}],
+    )  # fmt: skip
+    out = tmp_path / "out"
+    config = BuildConfig(
+        source=str(source),
+        out=str(out),
+        transforms=["test_leave_everything", "remove_visual_element"],
+    )
+    result = build(config)
+    rows = read_jsonl(out / "data.jsonl")
+    (counterpart,) = [r for r in rows if not r["answerable"]]
+    assert counterpart["transform"]["name"] != "test_leave_everything"
+    attempts = counterpart["routing"]["attempts"]
+    assert attempts[0]["transform"] == "test_leave_everything"
+    assert "re-read gate" in attempts[0]["reason"] and "page 1" in attempts[0]["reason"]
+    assert counterpart["context"] == "document"
+    assert counterpart["evidence"]["reread"]["passed"] is True
+    assert counterpart["evidence"]["map"]["statement_pages"] == [1, 2]
+    control = next(r for r in rows if r["answerable"])
+    assert control["evidence"]["map"]["statement_pages"] == [1, 2]
+    assert control["evidence"]["reread"] is None
+    reread_counts = result.manifest["counts"]["reread"]
+    assert reread_counts["test_leave_everything"] == {"passed": 0, "failed": 1}
+
+
+def teardown_module() -> None:
+    registry.unregister("test_leave_everything")
+    registry.unregister("test_write_it_back")
+
+
+# -- audit ---------------------------------------------------------------------------------
+
+
+def test_audit_reports_a_counterpart_that_still_states_the_answer(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from .conftest import run_cli
+
+    pdf = restated_report(tmp_path / "docs" / "r.pdf")
+    source = write_jsonl(
+        tmp_path / "data.jsonl",
+        [{"id": "r1", "question": QUESTION_TEXT, "answer": ANSWER, "pdf": f"docs/{pdf.name}",
+          "evidence_pages": [2], "answer_format": "Float"}],
+    )  # fmt: skip
+    out = tmp_path / "out"
+    build(BuildConfig(source=str(source), out=str(out), transforms=["remove_visual_element"]))
+    clean = run_cli("audit", str(out), "--json")
+    assert clean.returncode == 0, clean.stderr
+    summary = json.loads(clean.stdout)
+    assert summary["counterparts"] == 1 and summary["leaked"] == 0
+    assert summary["controls_stating_the_answer"] == 1
+    assert json.loads((out / "audit.json").read_text())["items"][1]["pages_read"] == 3
+
+    # Someone else's build: the counterpart ships the original document, marked accepted.
+    rows = read_jsonl(out / "data.jsonl")
+    control, counterpart = rows
+    shutil.copyfile(out / control["document"], out / counterpart["document"])
+    counterpart["qc"]["status"] = "accepted"
+    counterpart.pop("evidence")  # a record from a tool that records no map
+    write_jsonl(out / "data.jsonl", [control, counterpart])
+    leaking = run_cli("audit", str(out), "--out", str(tmp_path / "a.json"))
+    assert leaking.returncode == 1, leaking.stderr
+    assert "page 1 (text_layer): '$5,210.3 million'" in leaking.stdout
+    report = json.loads((tmp_path / "a.json").read_text())
+    assert report["accepted_leaked"] == 1
+    assert report["by_transform"]["remove_visual_element"] == {"n": 1, "leaked": 1, "unread": 0}
+
+
+def test_audit_refuses_a_folder_without_a_dataset(tmp_path: Path) -> None:
+    from .conftest import run_cli
+
+    result = run_cli("audit", str(tmp_path))
+    assert result.returncode == 2 and "no data.jsonl" in result.stderr

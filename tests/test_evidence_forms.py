@@ -51,6 +51,10 @@ STATED = [
      " to 45 days.",
      "By 2018, reduce the average time to issue a facility license by 25% from 60 days (2015)"
      " to 45 days.", "paraphrase"),
+    # 0e94b4... p10: a map legend prints the range; the unit is in the legend's title
+    ("0-375 miles", "Str", "Approximate Distance (miles) 0 - 375 376 - 750", "0 - 375", "text"),
+    # watch_d p6: a figure label with a space before the unit
+    ("2.5-3cm", "Str", "about 2.5-3 cm away", "2.5-3 cm", "text"),
     # an OCR misreading of a word of e79deb02... p5 ("V" for "Y": one edit in eight letters)
     ("Priority", "Str", "STRATEGIC PRIORITV AREA", "PRIORITV", "fuzzy"),
 ]  # fmt: skip

@@ -136,6 +136,9 @@ class GoldItem:
     date: tuple[int | None, int | None, int | None] | None = None
     #: Text: normalised tokens (case, accents and punctuation gone).
     tokens: tuple[str, ...] = ()
+    #: The numbers of a text answer without its unit words ("0 375" of "0-375 miles"): a
+    #: legend prints the range, the axis title the unit. Never distinctive on its own.
+    partial: bool = False
 
     @property
     def digits(self) -> int:
@@ -154,6 +157,8 @@ class GoldItem:
 
     @property
     def strong_text(self) -> bool:
+        if self.partial:
+            return False
         return len(self.tokens) >= 2 or len("".join(self.tokens)) >= STRONG_TEXT
 
 
@@ -267,8 +272,26 @@ def gold_items(
             if parts is not None:
                 items.append(GoldItem(piece, "date", date=parts))
                 continue
-        items.append(GoldItem(piece, "text", tokens=tuple(normalise(piece).split())))
+        tokens = tuple(normalise(piece).split())
+        items.append(GoldItem(piece, "text", tokens=tokens))
+        core = _numeric_core(tokens)
+        if core and core != tokens:
+            items.append(GoldItem(piece, "text", tokens=core, partial=True))
     return [item for item in items if item.searchable]
+
+
+def _numeric_core(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """A text answer's run of numbers without the words around it, when it has one worth
+    searching alone (two numbers, or one of two digits or more)."""
+    digits = [i for i, t in enumerate(tokens) if any(ch.isdigit() for ch in t)]
+    if not digits:
+        return ()
+    core = tokens[digits[0] : digits[-1] + 1]
+    if any(not any(ch.isdigit() for ch in t) for t in core):
+        return ()
+    if len(core) < 2 and len(core[0]) < 2:
+        return ()
+    return core
 
 
 # -- numbers -------------------------------------------------------------------------------
@@ -375,6 +398,7 @@ def normalise(text: str) -> str:
     """Case, accents, punctuation and spacing folded away: 'U.S.-based' -> 'u s based'."""
     text = unicodedata.normalize("NFKD", text)
     text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
+    text = re.sub(r"(?<=\d)(?=[^\W\d_])|(?<=[^\W\d_])(?=\d)", " ", text)  # 3cm -> 3 cm
     return " ".join(re.sub(r"[^\w]+|_", " ", text).split())
 
 
@@ -545,22 +569,28 @@ def _text_matches(
     items: Sequence[GoldItem], words: Sequence[Word], lines: Sequence[Line]
 ) -> list[FormMatch]:
     """Text golds over the page's tokens in reading order (a name may wrap a line)."""
+    order = [index for line in lines for _, _, index in line.spans]
     tokens: list[str] = []
-    owner: list[int] = []
-    for line in lines:
-        for _, _, index in line.spans:
-            for token in normalise(words[index].text).split():
-                tokens.append(token)
-                owner.append(index)
+    owner: list[int] = []  # position in ``order`` of each token's word
+    for position, index in enumerate(order):
+        for token in normalise(words[index].text).split():
+            tokens.append(token)
+            owner.append(position)
     out = []
-    for item in items:
+    whole: list[tuple[str, int, int]] = []  # spans of full matches, per answer text
+    for item in sorted(items, key=lambda i: i.partial):
         for first, last, form in text_matches(item, tokens):
-            indices = sorted({owner[k] for k in range(first, last + 1)})
-            printed = " ".join(words[i].text for i in indices)
-            unique = len(item.tokens) >= UNIQUE_WORDS
+            if item.partial and any(
+                t == item.text and first <= b and last >= a for t, a, b in whole
+            ):
+                continue  # "2.5-3" inside a match of "2.5-3cm"
+            whole.append((item.text, first, last))
+            shown = order[owner[first] : owner[last] + 1]  # with the dashes between
+            printed = " ".join(words[i].text for i in shown)
+            unique = len(item.tokens) >= UNIQUE_WORDS and not item.partial
             out.append(
                 FormMatch(
-                    item.text, printed, form, item.strong_text, indices[0], indices[-1], unique
+                    item.text, printed, form, item.strong_text, min(shown), max(shown), unique
                 )
             )
     return out

@@ -231,7 +231,6 @@ def test_a_rotated_page_is_edited_and_judged_in_its_own_coordinates(tmp_path: Pa
 # -- the gate ------------------------------------------------------------------------------
 
 
-@register_transform
 class LeaveEverything(DocumentTransform):
     """A document transform that edits a blank corner only: the answer stays."""
 
@@ -254,7 +253,6 @@ class LeaveEverything(DocumentTransform):
             redact_rects(document[region.page - 1], [region.bbox])
 
 
-@register_transform
 class WriteItBack(DocumentTransform):
     """Erases the listed page's text layer and paints the figure back as a picture."""
 
@@ -274,6 +272,18 @@ class WriteItBack(DocumentTransform):
         page.insert_image(pymupdf.Rect(60, 400, 540, 480), stream=encode_png(np.asarray(image)))
 
 
+@pytest.fixture
+def leaky_transforms():
+    """The two transforms above, registered for one test only (a build's default is every
+    registered transform, and worker processes would not know these)."""
+    register_transform(LeaveEverything)
+    register_transform(WriteItBack)
+    yield
+    registry.unregister(LeaveEverything.name)
+    registry.unregister(WriteItBack.name)
+
+
+@pytest.mark.usefixtures("leaky_transforms")
 def test_a_statement_left_anywhere_fails_the_gate_with_its_place(tmp_path: Path) -> None:
     item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, ANSWER)
     _, gate = run("test_leave_everything", item)
@@ -284,6 +294,7 @@ def test_a_statement_left_anywhere_fails_the_gate_with_its_place(tmp_path: Path)
 
 
 @needs_ocr
+@pytest.mark.usefixtures("leaky_transforms")
 def test_the_gate_reads_the_pixels_of_every_edited_page(tmp_path: Path) -> None:
     item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, ANSWER)
     _, gate = run("test_write_it_back", item, context="pages")
@@ -293,6 +304,7 @@ def test_the_gate_reads_the_pixels_of_every_edited_page(tmp_path: Path) -> None:
 
 
 @needs_ocr
+@pytest.mark.usefixtures("leaky_transforms")
 def test_a_chart_label_left_readable_fails_the_gate(tmp_path: Path) -> None:
     item = sample(chart_report(tmp_path / "c.pdf"), (1,), "How many units were sold?", "4817")
     _, gate = run("test_leave_everything", item)
@@ -309,6 +321,7 @@ def test_question_rewrites_are_not_read_for_the_answer(tmp_path: Path) -> None:
     assert gate is not None and gate.passed and gate.policy == QUESTION
 
 
+@pytest.mark.usefixtures("leaky_transforms")
 def test_a_build_moves_on_when_the_gate_fails_and_records_where(tmp_path: Path) -> None:
     pdf = restated_report(tmp_path / "docs" / "r.pdf")
     source = write_jsonl(
@@ -337,11 +350,6 @@ def test_a_build_moves_on_when_the_gate_fails_and_records_where(tmp_path: Path) 
     assert control["evidence"]["reread"] is None
     reread_counts = result.manifest["counts"]["reread"]
     assert reread_counts["test_leave_everything"] == {"passed": 0, "failed": 1}
-
-
-def teardown_module() -> None:
-    registry.unregister("test_leave_everything")
-    registry.unregister("test_write_it_back")
 
 
 # -- audit ---------------------------------------------------------------------------------

@@ -78,12 +78,15 @@ class PageReadings:
 
 
 def page_digest(page: pymupdf.Page) -> str:
-    """The page's content (stream bytes and the images it draws): unchanged pages agree."""
+    """The page's content: its content stream and the raw streams of the images and forms
+    it draws (not decoded), its size and rotation. Unchanged pages agree, whatever object
+    numbers a save gave them."""
+    document = page.parent
     digest = hashlib.sha256()
     digest.update(page.read_contents())
-    for info in page.get_image_info(hashes=True):
-        digest.update(bytes(info.get("digest") or b""))
-        digest.update(repr(tuple(round(v, 1) for v in info["bbox"])).encode())
+    for xref in [i[0] for i in page.get_images(full=True)] + [x[0] for x in page.get_xobjects()]:
+        if xref > 0:
+            digest.update(hashlib.sha256(document.xref_stream_raw(xref) or b"").digest())
     digest.update(repr(tuple(round(v, 2) for v in page.rect)).encode())
     digest.update(str(page.rotation).encode())
     return digest.hexdigest()

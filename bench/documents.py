@@ -34,8 +34,12 @@ again with only the disk cache (as a resumed run or another worker sees it).
 ``page_words`` (text layer, else OCR: what OCR-based transforms call) is shown the same
 way, so the cache is visible even when no selected transform reads the pages by OCR.
 
+A last section measures the evidence map and the re-read gate (``bench/evidence_cost.py``):
+reading every page of each document cold, split text layer / image-only, and the gate's
+seconds per sample after a removal, split by the kind of the pages it read again.
+
     python bench/documents.py [SOURCE] [--transforms a,b] [--limit N] [--json PATH]
-                              [--cache-pair a,b] [--plugin MODULE]
+                              [--cache-pair a,b] [--plugin MODULE] [--evidence]
 
 SOURCE defaults to ../shared/data/mmlongbench-doc when present, else the shipped fixture.
 A transform raising NotApplicable is counted as n/a (not an error) with its first reasons.
@@ -59,6 +63,8 @@ import pymupdf
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from evidence_cost import evidence_section  # noqa: E402
 
 from abstain_build.errors import InputError  # noqa: E402
 from abstain_build.loaders import open_source  # noqa: E402
@@ -636,8 +642,21 @@ def main() -> None:
         help="import this module first (its transforms register themselves); repeatable",
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument(
+        "--evidence",
+        action="store_true",
+        help="only the evidence map and re-read gate section (see bench/evidence_cost.py)",
+    )
     args = parser.parse_args()
     bench_started = time.perf_counter()
+    if args.evidence:
+        units, _, _ = load_units(args.source, args.limit)
+        figures = evidence_section([u.sample for u in units], InputLimits(), args.seed)
+        print(f"\nbench time: {time.perf_counter() - bench_started:.0f} s")
+        if args.json is not None:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+        return
 
     transforms = document_transforms(args.transforms, args.plugin)
     measured = list(transforms)
@@ -668,6 +687,7 @@ def main() -> None:
         results.append(run_pass(transforms[name], units, floor, limits, args.seed))
     print_results(results)
     cache = cache_section(results, transforms, pair, units, limits, args.seed)
+    evidence = evidence_section([u.sample for u in units], limits, args.seed)
     print(f"\nbench time: {time.perf_counter() - bench_started:.0f} s")
 
     if args.json is not None:
@@ -694,6 +714,7 @@ def main() -> None:
                 for result in results
             },
             "ocr_cache": cache,
+            "evidence": evidence,
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

@@ -28,7 +28,7 @@ def mmlbd_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
         out=str(out),
         seed=7,
         workers=2,
-        limit=45,
+        limit=30,
         routing="none",  # every transform on every real document it fits
         qc="none",  # the judges have their own tests; here: transforms and the gate
     )
@@ -40,10 +40,10 @@ def test_real_documents_build_without_errors(mmlbd_run) -> None:
     assert read_jsonl(out / "errors.jsonl") == []
     assert result.exit_code == 0
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["counts"]["records_in"] == 45
+    assert manifest["counts"]["records_in"] == 30
     assert (
         manifest["counts"]["items"]["answerable"] + sum(manifest["counts"]["skipped"].values())
-        == 45
+        == 30
     )
 
 
@@ -60,7 +60,7 @@ def test_real_hidden_pages_are_blank_in_pixels_and_text(mmlbd_run) -> None:
                 assert document[number - 1].get_text().strip() == ""
                 assert np.asarray(Image.open(out / image).convert("L")).min() == 255
                 checked += 1
-    assert checked >= 30
+    assert checked >= 15
 
 
 def test_real_temporal_drift_leaves_the_documents_period(mmlbd_run) -> None:

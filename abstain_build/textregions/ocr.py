@@ -253,7 +253,25 @@ def _tesserocr_api() -> Any:
             except RuntimeError as error:
                 raise OcrUnavailable(f"tesserocr could not load {data}: {error}") from error
             _api_pid = os.getpid()
+            _quiet_leptonica(tesserocr.__file__)
         return _api
+
+
+def _quiet_leptonica(module_file: str) -> None:
+    """Leptonica prints its internal warnings on the process's stderr ("Error in
+    boxClipToRectangle" on some chart crops), in the middle of a build's progress; they
+    change no result. Silence them in the copy tesserocr loaded (best effort)."""
+    import ctypes
+    import glob
+
+    folder = Path(module_file).resolve().parent
+    candidates = glob.glob(str(folder.parent / "tesserocr.libs" / "libleptonica*.so*"))
+    candidates += glob.glob(str(folder / "libleptonica*.so*"))
+    for path in candidates:
+        try:
+            ctypes.CDLL(path).setMsgSeverity(ctypes.c_int(6))  # L_SEVERITY_NONE
+        except (OSError, AttributeError):
+            continue
 
 
 def _run_tesserocr(pixels: np.ndarray, psm: int, dpi: int | None) -> list[Word]:

@@ -76,6 +76,7 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
         *_routing_lines(manifest.get("routing") or {}),
         f"- Generation: {manifest['models']['mode']}.",
         *_usage_lines(manifest["models"].get("usage") or []),
+        *_reread_lines(manifest, counts),
         *_verification_lines(manifest, counts),
         "",
         "## Items per subset",
@@ -168,6 +169,30 @@ def _routing_lines(routing: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _reread_lines(manifest: dict[str, Any], counts: BuildCounts) -> list[str]:
+    """What a model sees of a document item, and what the re-read gate turned away."""
+    gate = counts.to_json()["reread"]
+    if not gate:
+        return []
+    context = manifest["config"].get("context", "document")
+    seen = (
+        "the whole PDF (as MMLongBench-Doc evaluates), so every page that states the answer"
+        " is edited"
+        if context == "document"
+        else "the evidence pages' images only"
+    )
+    read = sum(v["passed"] + v["failed"] for v in gate.values())
+    failed = {name: v["failed"] for name, v in gate.items() if v["failed"]}
+    detail = ", ".join(f"{name} {n}" for name, n in failed.items()) or "none"
+    return [
+        f"- Context of document items (`context`): {seen}.",
+        f"- Re-read gate: {read} perturbed documents read again (text layer, OCR, OCR after"
+        " undoing a blur or darkening) before QC; still stating the answer, so replaced by"
+        f" the next transform: {sum(failed.values())} ({detail}). `abstain-build audit`"
+        " repeats the check on the built folder.",
+    ]
+
+
 def _verification_lines(manifest: dict[str, Any], counts: BuildCounts) -> list[str]:
     """How items were verified, and what QC decided per family."""
     config = manifest["config"]
@@ -188,7 +213,8 @@ def _verification_lines(manifest: dict[str, Any], counts: BuildCounts) -> list[s
     lines = [
         f"- Verification: {', '.join(f'`{j}`' for j in judges)}, {kind}. Both UNANSWERABLE:"
         " accepted; both ANSWERABLE: rejected (the sample moves to its next transform);"
-        " split: flagged for human review; a judge that fails: `qc_error`.",
+        " split: flagged for human review, unless a judge read the gold answer on the item"
+        " (then rejected); a judge that fails: `qc_error`.",
     ]
     overall = qc["overall"]
     if overall["judged"]:

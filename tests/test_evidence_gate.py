@@ -388,7 +388,12 @@ def test_audit_reports_a_counterpart_that_still_states_the_answer(tmp_path: Path
     assert "page 1 (text_layer): '$5,210.3 million'" in leaking.stdout
     report = json.loads((tmp_path / "a.json").read_text())
     assert report["accepted_leaked"] == 1
-    assert report["by_transform"]["remove_visual_element"] == {"n": 1, "leaked": 1, "unread": 0}
+    assert report["by_transform"]["remove_visual_element"] == {
+        "n": 1,
+        "leaked": 1,
+        "computable": 0,
+        "unread": 0,
+    }
 
 
 def test_audit_refuses_a_folder_without_a_dataset(tmp_path: Path) -> None:
@@ -396,3 +401,13 @@ def test_audit_refuses_a_folder_without_a_dataset(tmp_path: Path) -> None:
 
     result = run_cli("audit", str(tmp_path))
     assert result.returncode == 2 and "no data.jsonl" in result.stderr
+
+
+def test_a_computed_answer_notes_the_rows_it_may_be_computed_from(tmp_path: Path) -> None:
+    question = "What share of the net revenue was the gross margin in FY2021?"
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), question, "0.405")
+    emap = evidence_map(item, SampleInputs(item))
+    assert emap.statements() == []  # 2,108.4 / 5,210.3 is printed nowhere
+    assert sorted(emap.related) == [1]  # "net revenue ... $5,210.3 million" in the overview
+    assert emap.to_json()["related_pages"] == [1]
+    assert any("compute it from them" in note for note in emap.notes)

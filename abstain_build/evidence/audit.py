@@ -11,7 +11,9 @@ control's reuse the control's readings.
 
 The result: per transform and per QC status, how many items leak and where (page, channel,
 the text found), on the terminal, in ``audit.json``, and as the exit status (1 when an
-accepted item leaks).
+accepted item leaks). Items whose answer is printed nowhere (computed, counted) but whose
+question's terms name rows with numbers on other pages are counted apart ("computable
+elsewhere"): reading cannot prove a leak there, a reader should check.
 """
 
 from __future__ import annotations
@@ -54,6 +56,10 @@ class ItemAudit:
     found: list[Mention] = field(default_factory=list)
     pages_read: int = 0
     pages_reread: list[int] = field(default_factory=list)
+    #: The answer is printed nowhere, and other pages print rows naming the question's
+    #: terms with numbers: it may be computed from what the item ships (not a leak the
+    #: audit can prove by reading; shown so a reader can check).
+    related: list[int] = field(default_factory=list)
     error: str = ""
 
     def to_json(self) -> dict[str, Any]:
@@ -69,6 +75,7 @@ class ItemAudit:
             "found": [m.to_json() for m in self.found],
             "pages_read": self.pages_read,
             "pages_reread": self.pages_reread,
+            "related_pages": self.related,
             "error": self.error,
         }
 
@@ -94,6 +101,7 @@ class AuditReport:
             row = out[getattr(item, key)]
             row["n"] += 1
             row["leaked"] += item.leaked
+            row["computable"] += bool(item.related) and not item.leaked
             row["unread"] += bool(item.error)
         return {k: dict(v) for k, v in sorted(out.items())}
 
@@ -214,6 +222,8 @@ def audit_item(
             return item
         if policy == QUESTION:
             return item  # the evidence is the control's by design; the judges decide
+        if context == "document":
+            item.related = sorted(emap.related)
         readings, changed = _shipped(row, reference, emap, context, root, docs)
         item.pages_read, item.pages_reread = len(readings), changed
         item.found = find_leaks(
@@ -296,12 +306,17 @@ def print_report(console: Any, data: Mapping[str, Any], written: Path, limit: in
     for key, title in (("by_transform", "transform"), ("by_status", "QC status")):
         table = Table(title=f"Counterparts still stating the answer, by {title}")
         table.add_column(title)
-        for column in ("items", "leaking", "share", "unreadable"):
+        for column in ("items", "leaking", "share", "computable elsewhere", "unreadable"):
             table.add_column(column, justify="right")
         for name, row in data[key].items():
             share = f"{row.get('leaked', 0) / row['n']:.0%}" if row["n"] else "-"
             table.add_row(
-                name, str(row["n"]), str(row.get("leaked", 0)), share, str(row.get("unread", 0))
+                name,
+                str(row["n"]),
+                str(row.get("leaked", 0)),
+                share,
+                str(row.get("computable", 0)),
+                str(row.get("unread", 0)),
             )
         console.print(table)
     leaking = [i for i in data["items"] if i["leaked"]]
@@ -313,6 +328,14 @@ def print_report(console: Any, data: Mapping[str, Any], written: Path, limit: in
         console.print(f"  [bold]{item['id']}[/] [{item['status']}] {places}", highlight=False)
     if len(leaking) > limit:
         console.print(f"  ... and {len(leaking) - limit} more (all of them in {written})")
+    computable = sum(row.get("computable", 0) for row in data["by_status"].values())
+    if computable:
+        console.print(
+            f"  {computable} counterpart(s) have an answer printed nowhere while other pages"
+            " print rows naming the question's terms with numbers (items[].related_pages):"
+            " check whether a reader of the whole document can compute it",
+            highlight=False,
+        )
     console.print(
         f"{data['leaked']} of {data['counterparts']} counterparts still state the answer"
         f" ({data['accepted_leaked']} of them accepted by QC); the answer is stated in"

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..textregions.words import Box
+from ..textregions.words import Box, Word
+from ..transforms.functional.numbers import find_numbers
 from .anchors import Anchors, question_anchors, stem
 from .context import DEFAULT_CONTEXT
 from .forms import GoldItem, gold_items, normalise
@@ -59,6 +60,9 @@ class EvidenceMap:
     #: Printed page number of each page that prints one (only when it differs).
     printed: dict[int, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: Answers printed nowhere: pages other than the evidence pages that print a row with
+    #: numbers and two of the question's anchor words (where its operands may be).
+    related: dict[int, list[str]] = field(default_factory=dict)
     #: The readings, by page (not recorded: the gate reuses them for unchanged pages).
     readings: dict[int, PageReadings] = field(default_factory=dict, repr=False)
 
@@ -118,6 +122,7 @@ class EvidenceMap:
             "statements": [m.to_json() for m in statements],
             "statement_pages": sorted({m.page for m in statements}),
             "other_mentions": sum(1 for m in self.mentions if m.status != STATEMENT),
+            "related_pages": sorted(self.related),
             "notes": list(self.notes),
         }
 
@@ -200,9 +205,54 @@ def build_map(
         )
         return emap
     _resolve_pages(emap, readings, labels or {}, resolved)
+    if not emap.statements():
+        emap.related = related_rows(readings, anchors, listed_set)
+        if emap.related:
+            emap.notes.append(
+                "the answer is computed or counted; rows naming the question's terms with"
+                f" numbers are also printed on page(s) {sorted(emap.related)}: a reader of"
+                " the whole document may compute it from them"
+            )
     if emap.unread:
         emap.notes.append(f"{len(emap.unread)} page(s) could not be read fully")
     return emap
+
+
+def related_rows(
+    readings: dict[int, PageReadings], anchors: Anchors, evidence: set[int]
+) -> dict[int, list[str]]:
+    """Rows outside the evidence pages that print a quantity and two of the question's
+    anchor words (one when it has only one): where a computed answer's operands may be."""
+    needed = 2 if anchors.words >= 2 else 1
+    if anchors.words == 0:
+        return {}
+    out: dict[int, list[str]] = {}
+    for number, page in readings.items():
+        if number in evidence:
+            continue
+        for reading in page.readings:
+            for row in _rows(reading.words):
+                text = " ".join(w.text for w in row)
+                stems = {stem(t) for w in row for t in normalise(w.text).split()}
+                named = [a for a in anchors.stems & stems if not a.isdigit()]
+                if len(named) >= needed and any(t.is_quantity for t in find_numbers(text)):
+                    out.setdefault(number, []).append(text[:160])
+    return out
+
+
+def _rows(words: Sequence[Word]) -> list[list[Word]]:
+    """Words grouped by printed row (vertical centres within half a line of each other)."""
+    rows: list[list[Word]] = []
+    for word in sorted(words, key=lambda w: ((w.bbox[1] + w.bbox[3]) / 2, w.bbox[0])):
+        centre = (word.bbox[1] + word.bbox[3]) / 2
+        height = max(word.bbox[3] - word.bbox[1], 1.0)
+        if rows:
+            last = rows[-1][-1]
+            if abs((last.bbox[1] + last.bbox[3]) / 2 - centre) <= height / 2:
+                rows[-1].append(word)
+                continue
+        rows.append([word])
+    return [sorted(row, key=lambda w: w.bbox[0]) for row in rows]
 
 
 def printed_pages(listed: Sequence[int], printed: dict[int, str | None]) -> list[int]:

@@ -350,6 +350,8 @@ def test_a_build_moves_on_when_the_gate_fails_and_records_where(tmp_path: Path) 
     assert control["evidence"]["reread"] is None
     reread_counts = result.manifest["counts"]["reread"]
     assert reread_counts["test_leave_everything"] == {"passed": 0, "failed": 1}
+    assert reread_counts[counterpart["transform"]["name"]] == {"passed": 1, "failed": 0}
+    assert set(reread_counts) == {"test_leave_everything", counterpart["transform"]["name"]}
 
 
 # -- audit ---------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import RunStopped, SampleError
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.map import evidence_map
+from ..evidence.policy import QUESTION
 from ..media.inputs import InputLimits, SampleInputs
 from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient, stats_delta
@@ -366,7 +367,7 @@ class SampleProcessor:
         except Exception as exc:
             return None, _Failure("error", "reread", _describe(exc))
         outcome.seconds[transform.name] = time.perf_counter() - started
-        if gate is not None:
+        if gate is not None and gate.policy != QUESTION:  # a rewrite's evidence is not read
             outcome.gate.append([transform.name, "passed" if gate.passed else "failed"])
             if not gate.passed:
                 return None, _Failure("leak", "reread", f"re-read gate: {gate.reason()}")

@@ -74,11 +74,6 @@ class Anchors:
         """How many anchors are words (not years)."""
         return sum(1 for s in self.stems if not s.isdigit())
 
-    @property
-    def all_words(self) -> int:
-        """How many of the question's content words are words, ubiquitous ones included."""
-        return sum(1 for s in self.stems | self.topic_stems if not s.isdigit())
-
     def found_in(self, stems: Iterable[str], topic: bool = False) -> list[str]:
         """The anchor stems among ``stems`` (each once, in the question's order); with
         ``topic``, the words the document prints everywhere too (on a page that is evidence

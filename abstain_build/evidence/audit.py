@@ -140,29 +140,30 @@ def _rows(root: Path) -> list[dict[str, Any]]:
 
 
 class _Documents:
-    """Original documents, opened and read once per content."""
+    """The controls' documents, read once each (their readings also stay in
+    :mod:`.reading`'s per-content cache); shipped documents are read as they come."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._bytes: dict[str, bytes] = {}
+        self._readings: dict[str, tuple[dict[int, PageReadings], dict[int, str]]] = {}
 
     def read(self, relative: str) -> bytes:
-        if relative not in self._bytes:
-            try:
-                self._bytes[relative] = (self.root / relative).read_bytes()
-            except OSError as exc:
-                raise InputError(f"{relative}: cannot read ({exc.strerror or exc})") from None
-        return self._bytes[relative]
+        try:
+            return (self.root / relative).read_bytes()
+        except OSError as exc:
+            raise InputError(f"{relative}: cannot read ({exc.strerror or exc})") from None
 
-    def readings(self, data: bytes) -> tuple[dict[int, PageReadings], dict[int, str]]:
-        digest = hashlib.sha256(data).hexdigest()
-        with open_pdf(data, "original document") as document:
-            return read_document(document, digest), page_labels(document)
+    def readings(self, relative: str) -> tuple[dict[int, PageReadings], dict[int, str]]:
+        if relative not in self._readings:
+            data = self.read(relative)
+            with open_pdf(data, "original document") as document:
+                digest = hashlib.sha256(data).hexdigest()
+                self._readings[relative] = read_document(document, digest), page_labels(document)
+        return self._readings[relative]
 
 
 def _control_map(control: Mapping[str, Any], docs: _Documents) -> EvidenceMap:
-    data = docs.read(control["document"])
-    readings, labels = docs.readings(data)
+    readings, labels = docs.readings(control["document"])
     return build_map(
         control.get("evidence_pages") or [],
         control["question"],

@@ -56,19 +56,6 @@ STRONG_TEXT = 6
 #: Words a numeric answer may carry besides its number ("12 stores", "3.5 years").
 MAX_UNIT_WORDS = 3
 
-FORMS = (
-    "exact",
-    "scaled",
-    "rounded",
-    "coarser",
-    "words",
-    "year",
-    "date",
-    "text",
-    "fuzzy",
-    "paraphrase",
-)
-
 _YEAR_KINDS = ("year", "fiscal_year", "year_range", "quarter")
 _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"

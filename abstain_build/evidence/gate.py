@@ -31,6 +31,7 @@ from ..media.images import decode_image
 from ..media.pdf import open_pdf, render_page_png
 from ..textregions import ocr
 from ..textregions.words import Box
+from ..transforms.functional.page_content import normalised_page
 from .map import EvidenceMap
 from .policy import ATTRIBUTE, QUESTION
 from .reading import (
@@ -43,7 +44,7 @@ from .reading import (
     read_figure,
     read_pixels,
 )
-from .statements import STATEMENT, Mention, classify, find_mentions, is_selection
+from .statements import STATEMENT, Mention, page_mentions
 
 #: Region kinds whose effect a restoration may undo, and what reads the restored pixels.
 RESTORABLE = frozenset({"blur", "darken", "overlay"})
@@ -98,29 +99,24 @@ def read_changed_page(
     """Every reading of an edited page of a shipped PDF (see the module doc)."""
     from ..textregions.pages import text_layer_words
 
-    page = document[number - 1]
-    size = (page.rect.width, page.rect.height)
-    out = PageReadings(number, size=size, digest=page_digest(page))
-    if page.rotation:  # read as the transforms edit: rotation removed (a private copy)
-        copy = pymupdf.open()
-        copy.insert_pdf(document, from_page=number - 1, to_page=number - 1)
-        copy[0].remove_rotation()
-        page = copy[0]
-        size = (page.rect.width, page.rect.height)
-    layer = text_layer_words(page)
-    if layer:
-        out.readings.append(Reading(number, TEXT_LAYER, tuple(layer)))
-        out.has_text_layer = len(layer) >= 3
-    data = png if png is not None else render_page_png(page, dpi, max_pixels)
-    image = decode_image(data, f"page {number}")
-    try:
-        out.readings.append(read_pixels(number, image, size))
-        for name, restored in _restorations(image, kinds).items():
-            out.readings.append(read_pixels(number, restored, size, f"{OCR} after {name}"))
-        for box in figure_boxes(page):
-            out.readings.append(read_figure(page, number, box))
-    except ocr.OcrUnavailable as error:
-        out.unread = f"not read by OCR: {error}"
+    out = PageReadings(number, digest=page_digest(document[number - 1]))
+    # Read as the transforms edit: rotation removed.
+    with normalised_page(document, number) as page:
+        size = out.size = (page.rect.width, page.rect.height)
+        layer = text_layer_words(page)
+        if layer:
+            out.readings.append(Reading(number, TEXT_LAYER, tuple(layer)))
+            out.has_text_layer = len(layer) >= 3
+        data = png if png is not None else render_page_png(page, dpi, max_pixels)
+        image = decode_image(data, f"page {number}")
+        try:
+            out.readings.append(read_pixels(number, image, size))
+            for name, restored in _restorations(image, kinds).items():
+                out.readings.append(read_pixels(number, restored, size, f"{OCR} after {name}"))
+            for box in figure_boxes(page):
+                out.readings.append(read_figure(page, number, box))
+        except ocr.OcrUnavailable as error:
+            out.unread = f"not read by OCR: {error}"
     return out
 
 
@@ -188,13 +184,9 @@ def find_leaks(
         if number in same:
             mentions = [m for m in emap.mentions if m.page == number and m.status == STATEMENT]
         else:
-            text = " ".join(r.text for r in page.readings)
-            selection = {i.text: is_selection(question, i, options, text) for i in emap.items}
-            mentions = [
-                classify(m, number in listed, selection.get(m.item, False), emap.anchors)
-                for reading in page.readings
-                for m in find_mentions(reading, emap.items, emap.anchors)
-            ]
+            mentions = page_mentions(
+                page.readings, emap.items, emap.anchors, question, options, number in listed
+            )
             mentions = [m for m in mentions if m.status == STATEMENT]
         if policy == ATTRIBUTE and allowed:
             keep = allowed.get(number, ())

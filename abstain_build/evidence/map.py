@@ -30,7 +30,7 @@ from .anchors import Anchors, question_anchors, stem
 from .context import DEFAULT_CONTEXT
 from .forms import GoldItem, gold_items, normalise
 from .reading import PageReadings, read_document
-from .statements import CANDIDATE, STATEMENT, Mention, classify, find_mentions, is_selection
+from .statements import CANDIDATE, STATEMENT, Mention, page_mentions
 
 if TYPE_CHECKING:
     from ..media.inputs import SampleInputs
@@ -81,9 +81,6 @@ class EvidenceMap:
             if m.status == STATEMENT and (wanted is None or m.page in wanted)
         ]
 
-    def candidates(self, page: int) -> list[Mention]:
-        return [m for m in self.mentions if m.status == CANDIDATE and m.page == page]
-
     def statement_pages(self) -> list[int]:
         return sorted({m.page for m in self.statements()})
 
@@ -95,18 +92,14 @@ class EvidenceMap:
             pages.update(self.statement_pages())
         return sorted(pages)
 
-    def regions(self, page: int) -> list[Box]:
-        """Boxes an evidence edit aims at on ``page``: every statement and candidate (its
-        form, row, sentence, and the chart it was read in)."""
-        out: list[Box] = []
-        for mention in self.mentions:
-            if mention.page == page and mention.status in (STATEMENT, CANDIDATE):
-                out.extend(mention.regions())
-        return out
-
     def evidence(self, page: int) -> list[Mention]:
         """Statements and candidates on ``page``: what an evidence edit must reach."""
         return [m for m in self.mentions if m.page == page and m.status in (STATEMENT, CANDIDATE)]
+
+    def regions(self, page: int) -> list[Box]:
+        """Boxes an evidence edit aims at on ``page``: every statement and candidate (its
+        form, row, sentence, and the chart it was read in)."""
+        return [box for mention in self.evidence(page) for box in mention.regions()]
 
     def aim(self, page: int) -> list[Box]:
         """What to aim at on ``page``: the gold's regions, else the anchors' words."""
@@ -167,8 +160,7 @@ def build_map(
 ) -> EvidenceMap:
     """The map from the document's readings (every page, in order)."""
     items = gold_items(answer, answer_format, options)
-    texts = [_page_text(readings[n]) for n in sorted(readings)]
-    anchors = question_anchors(question, texts)
+    anchors = question_anchors(question, [_page_text(readings[n]) for n in sorted(readings)])
     printed = {n: (labels or {}).get(n) or printed_page_number(readings[n]) for n in readings}
     resolved = printed_pages(listed, printed)
     listed_set = set(listed) | set(resolved)
@@ -187,24 +179,17 @@ def build_map(
             emap.unread.append(f"page {number}: {page.unread}")
         if number in listed_set:
             emap.anchor_boxes[number] = _anchor_boxes(page, anchors)
-        if not items:
-            continue
-        text = _page_text(page)
-        selection = {i.text: is_selection(question, i, options, text) for i in items}
-        for reading in page.readings:
-            for mention in find_mentions(reading, items, anchors):
-                emap.mentions.append(
-                    classify(
-                        mention, number in listed_set, selection.get(mention.item, False), anchors
-                    )
-                )
+        if items:
+            emap.mentions += page_mentions(
+                page.readings, items, anchors, question, options, number in listed_set
+            )
     if not items:
         emap.notes.append(
             f"the answer {answer!r} has no form worth searching for (a yes/no, a single"
             " digit or letter): the map holds the question's anchors only"
         )
         return emap
-    _resolve_pages(emap, readings, labels or {}, resolved)
+    _resolve_pages(emap, printed, resolved)
     if not emap.statements():
         emap.related = related_rows(readings, anchors, listed_set)
         if emap.related:
@@ -268,10 +253,7 @@ def printed_pages(listed: Sequence[int], printed: dict[int, str | None]) -> list
 
 
 def _resolve_pages(
-    emap: EvidenceMap,
-    readings: dict[int, PageReadings],
-    labels: dict[int, str],
-    resolved: Sequence[int] = (),
+    emap: EvidenceMap, printed: dict[int, str | None], resolved: Sequence[int] = ()
 ) -> None:
     """Notes on where the answer is stated relative to the listed pages."""
     evidence = set(emap.listed) | set(resolved)
@@ -290,10 +272,7 @@ def _resolve_pages(
     for page in emap.listed:
         if page in on_listed or any(emap.printed.get(n) == str(page) for n in on_listed):
             continue
-        printed = {
-            n: labels.get(n) or printed_page_number(readings[n]) for n in elsewhere if n in readings
-        }
-        by_label = [n for n, label in printed.items() if label == str(page)]
+        by_label = [n for n in elsewhere if printed.get(n) == str(page)]
         near = [n for n in elsewhere if 0 < abs(n - page) <= NEIGHBOURS]
         if by_label:
             emap.printed.update({n: str(page) for n in by_label})

@@ -108,6 +108,25 @@ def figure_boxes(page: pymupdf.Page) -> list[Box]:
     return boxes
 
 
+def in_points(
+    found: Sequence[Word], origin: tuple[float, float], scale: tuple[float, float]
+) -> tuple[Word, ...]:
+    """OCR words of an image (pixels) placed on the page (points): ``origin`` is where the
+    image's top left corner sits, ``scale`` the points per pixel along x and y."""
+    (ox, oy), (sx, sy) = origin, scale
+    return tuple(
+        Word(
+            w.text,
+            (ox + w.bbox[0] * sx, oy + w.bbox[1] * sy, ox + w.bbox[2] * sx, oy + w.bbox[3] * sy),
+            w.conf,
+            w.block,
+            w.line,
+            "ocr",
+        )
+        for w in found
+    )
+
+
 def _render_clip(page: pymupdf.Page, box: Box, dpi: float) -> np.ndarray:
     pix = page.get_pixmap(dpi=dpi, clip=pymupdf.Rect(box), colorspace=pymupdf.csGRAY, alpha=False)
     array = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.stride)
@@ -118,24 +137,8 @@ def read_figure(page: pymupdf.Page, number: int, box: Box) -> Reading:
     """Sparse-text OCR of one raster region of the page, words mapped to points."""
     image = _render_clip(page, box, FIGURE_DPI)
     found = ocr.ocr_image(image, psm=ocr.PSM_SPARSE_TEXT, min_conf=MIN_CONF, dpi=FIGURE_DPI)
-    scale_x = (box[2] - box[0]) / max(image.shape[1], 1)
-    scale_y = (box[3] - box[1]) / max(image.shape[0], 1)
-    words = tuple(
-        Word(
-            w.text,
-            (
-                box[0] + w.bbox[0] * scale_x,
-                box[1] + w.bbox[1] * scale_y,
-                box[0] + w.bbox[2] * scale_x,
-                box[1] + w.bbox[3] * scale_y,
-            ),
-            w.conf,
-            w.block,
-            w.line,
-            "ocr",
-        )
-        for w in found
-    )
+    scale = ((box[2] - box[0]) / max(image.shape[1], 1), (box[3] - box[1]) / max(image.shape[0], 1))
+    words = in_points(found, (box[0], box[1]), scale)
     return Reading(number, OCR_FIGURE, words, box)
 
 
@@ -146,16 +149,13 @@ def read_normalised_page(page: pymupdf.Page, number: int, figures: bool = True) 
     if layer.source == "text_layer":
         out.has_text_layer = True
         out.readings.append(Reading(number, TEXT_LAYER, tuple(layer.words)))
-    elif layer.source == "ocr":
-        words = tuple(w for w in layer.words if w.conf >= MIN_CONF)
-        out.readings.append(Reading(number, OCR, words))
-        # the text layer's few words (a page number) are read as well
-        few = text_layer_words(page)
-        if few:
-            out.readings.append(Reading(number, TEXT_LAYER, tuple(few)))
     else:
-        out.unread = layer.reason
-        few = text_layer_words(page)
+        if layer.source == "ocr":
+            words = tuple(w for w in layer.words if w.conf >= MIN_CONF)
+            out.readings.append(Reading(number, OCR, words))
+        else:
+            out.unread = layer.reason
+        few = text_layer_words(page)  # the text layer's few words (a page number) count too
         if few:
             out.readings.append(Reading(number, TEXT_LAYER, tuple(few)))
     if figures and out.has_text_layer:
@@ -187,19 +187,8 @@ def read_pixels(
     # Asked as the judges ask (every word kept), so both share the cached result.
     found = [w for w in ocr.ocr_image(image) if w.conf >= MIN_CONF]
     width, height = page_size
-    scale_x = width / max(image.shape[1], 1)
-    scale_y = height / max(image.shape[0], 1)
-    words = tuple(
-        Word(
-            w.text,
-            (w.bbox[0] * scale_x, w.bbox[1] * scale_y, w.bbox[2] * scale_x, w.bbox[3] * scale_y),
-            w.conf,
-            w.block,
-            w.line,
-            "ocr",
-        )
-        for w in found
-    )
+    scale = (width / max(image.shape[1], 1), height / max(image.shape[0], 1))
+    words = in_points(found, (0.0, 0.0), scale)
     return Reading(page_number, channel, words)
 
 

@@ -30,7 +30,7 @@ way) and the words on the same printed row (a table row's label sits on its line
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ..textregions.words import Box, Word
@@ -178,12 +178,12 @@ def is_selection(question: str, item: GoldItem, options: Sequence[str], page_tex
 def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors) -> list[Mention]:
     """Every form of ``items`` that ``reading`` prints, with the anchors near it."""
     words = reading.words
-    if not words:
+    matches: list[FormMatch] = find_forms(items, words) if words else []
+    if not matches:
         return []
     stems = [{stem(t) for t in normalise(w.text).split()} for w in words]
     out: list[Mention] = []
     single_digit = {i.text: i.kind == "number" and i.digits < 2 for i in items}
-    matches: list[FormMatch] = find_forms(items, words)
     for match in matches:
         span = _union([words[i].bbox for i in range(match.first, match.last + 1)])
         row = _row(words, span)
@@ -231,3 +231,23 @@ def classify(mention: Mention, listed: bool, selection: bool, anchors: Anchors) 
         needed = min(2, max(1, (anchors.words + 1) // 2))
         status = STATEMENT if mention.anchored(needed) else MENTION
     return replace(mention, status=status, listed=listed)
+
+
+def page_mentions(
+    readings: Iterable[Reading],
+    items: Sequence[GoldItem],
+    anchors: Anchors,
+    question: str,
+    options: Sequence[str],
+    evidence: bool,
+) -> list[Mention]:
+    """Every mention on one page (all its readings), classified; ``evidence``: the page is
+    one the record lists (or prints a listed page's number)."""
+    readings = list(readings)
+    text = " ".join(r.text for r in readings)
+    selection = {i.text: is_selection(question, i, options, text) for i in items}
+    return [
+        classify(mention, evidence, selection.get(mention.item, False), anchors)
+        for reading in readings
+        for mention in find_mentions(reading, items, anchors)
+    ]

@@ -116,6 +116,16 @@ class NumericPageTransform(EvidencePageTransform):
             w for w in words if _overlaps_any(w.bbox, boxes) and not _overlaps_any(w.bbox, numeric)
         ]
 
+    def words_to_erase(
+        self, words: list[Word], numbers: list[PageNumber], page: int, ctx: TransformContext
+    ) -> tuple[list[Word], list[Word]]:
+        """The words of a text answer on ``page``, and a random ``word_ratio`` of the other
+        words on the lines that hold numbers (none of the answer's among them)."""
+        answer = self.answer_words(words, numbers, page, ctx)
+        taken = {id(w) for w in answer}
+        others = self.choose_words(words, numbers, self.config["word_ratio"], ctx)
+        return answer, [w for w in others if id(w) not in taken]
+
     def choose_words(
         self, words: list[Word], numbers: list[PageNumber], ratio: float, ctx: TransformContext
     ) -> list[Word]:

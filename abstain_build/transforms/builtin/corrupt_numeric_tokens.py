@@ -150,15 +150,10 @@ class CorruptNumericTokens(NumericPageTransform):
                     bbox=rounded(item.rect),
                 )
             )
-        answer = self.answer_words(words, numbers, number, ctx)
+        answer, others = self.words_to_erase(words, numbers, number, ctx)
         for word in answer:  # a text answer cannot be made wrong as a number: erased
             edits.append(TextEdit(rect=word.bbox))
             self.record_erase(plan, number, source, word.bbox, word.text, "answer")
-        others = [
-            w
-            for w in self.choose_words(words, numbers, self.config["word_ratio"], ctx)
-            if w not in answer
-        ]
         for word in others:
             edits.append(TextEdit(rect=word.bbox))
             self.record_erase(plan, number, source, word.bbox, word.text, "word")

@@ -48,12 +48,7 @@ class RemoveNumericTokens(NumericPageTransform):
             return 0.0
         source, numbers, words = read
         chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx, number)
-        answer = self.answer_words(words, numbers, number, ctx)
-        others = [
-            w
-            for w in self.choose_words(words, numbers, self.config["word_ratio"], ctx)
-            if w not in answer
-        ]
+        answer, others = self.words_to_erase(words, numbers, number, ctx)
         edits = [TextEdit(rect=n.rect) for n in chosen]
         edits += [TextEdit(rect=w.bbox) for w in answer + others]
         for n in chosen:

@@ -120,6 +120,7 @@ RECORD: dict[str, Any] = {
             "statements": [_STATEMENT],
             "statement_pages": ["int64"],
             "other_mentions": "int64",
+            "operands": [_STATEMENT],
             "related_pages": ["int64"],
             "notes": ["string"],
         },

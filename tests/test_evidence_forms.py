@@ -55,6 +55,9 @@ STATED = [
     ("0-375 miles", "Str", "Approximate Distance (miles) 0 - 375 376 - 750", "0 - 375", "text"),
     # watch_d p6: a figure label with a space before the unit
     ("2.5-3cm", "Str", "about 2.5-3 cm away", "2.5-3 cm", "text"),
+    # reportq32015 p13 (OCR): a European-style chart prints 1.3 with a decimal comma
+    ("1.3", "Float", "Vietnam 1,3 Indonesia 1,6", "1,3", "decimal comma"),
+    ("0.513", "Float", "share of installs 51,3%", "51,3%", "decimal comma"),
     # an OCR misreading of a word of e79deb02... p5 ("V" for "Y": one edit in eight letters)
     ("Priority", "Str", "STRATEGIC PRIORITV AREA", "PRIORITV", "fuzzy"),
 ]  # fmt: skip
@@ -80,6 +83,8 @@ NOT_STATED = [
     ("1234", "Int", "about 1 thousand units"),
     # a neighbour value at the same precision
     ("56.8", "Float", "Self-Ask 56.9 and 56.7"),
+    # a decimal comma reads the digits after it as decimals, nothing else
+    ("1.3", "Float", "Thailand 2,13 Malaysia 1,7 and 13,0"),
     # a longer name that holds the gold's letters
     ("Fax", "Str", "Fairfax County"),
     # two objectives that differ only in their numbers

@@ -405,11 +405,69 @@ def test_audit_refuses_a_folder_without_a_dataset(tmp_path: Path) -> None:
     assert result.returncode == 2 and "no data.jsonl" in result.stderr
 
 
-def test_a_computed_answer_notes_the_rows_it_may_be_computed_from(tmp_path: Path) -> None:
-    question = "What share of the net revenue was the gross margin in FY2021?"
-    item = sample(restated_report(tmp_path / "r.pdf"), (2,), question, "0.405")
+COMPUTED = "What share of the net revenue was the gross margin in FY2021?"  # 2,108.4 / 5,210.3
+
+
+def test_a_computed_answers_evidence_is_the_rows_it_is_computed_from(tmp_path: Path) -> None:
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), COMPUTED, "0.405")
     emap = evidence_map(item, SampleInputs(item))
-    assert emap.statements() == []  # 2,108.4 / 5,210.3 is printed nowhere
-    assert sorted(emap.related) == [1]  # "net revenue ... $5,210.3 million" in the overview
-    assert emap.to_json()["related_pages"] == [1]
-    assert any("compute it from them" in note for note in emap.notes)
+    assert emap.statements() == [] and emap.computed  # 0.405 is printed nowhere
+    rows = {(m.page, m.printed) for m in emap.operands}
+    assert (2, "Net revenue 5,210.3") in rows and (2, "Gross margin 2,108.4") in rows
+    assert any(page == 1 and "$5,210.3 million" in text for page, text in rows)  # the overview
+    assert not any("Cost of sales" in text for _, text in rows)  # names none of its terms
+    assert emap.related == [1] and emap.to_json()["related_pages"] == [1]
+    assert emap.target_pages("document") == [1, 2] and emap.target_pages("pages") == [2]
+    assert any("what the answer is computed from" in note for note in emap.notes)
+
+
+@pytest.mark.usefixtures("leaky_transforms")
+def test_a_removal_that_leaves_the_operands_readable_fails_the_gate(tmp_path: Path) -> None:
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), COMPUTED, "0.405")
+    _, gate = run("test_leave_everything", item)
+    assert not gate.passed
+    assert {m.page for m in gate.found} == {1, 2}
+    assert "can still be computed from operand rows: page 1" in gate.reason()
+
+
+@pytest.mark.parametrize("name", ["remove_visual_element", "remove_numeric_tokens", "dense_mask"])
+def test_removal_takes_away_the_numbers_a_computed_answer_needs(tmp_path: Path, name: str) -> None:
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), COMPUTED, "0.405")
+    output, gate = run(name, item)
+    for number in (1, 2):
+        text = page_text(output.pdf, number)
+        assert "5,210.3" not in text and "2,108.4" not in text
+    assert FILLER.split()[0] in page_text(output.pdf, 3)
+    assert gate.passed, gate.reason()
+
+
+def test_hide_evidence_page_drops_the_operands_of_a_computed_answer(tmp_path: Path) -> None:
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), COMPUTED, "0.405")
+    output, gate = run("hide_evidence_page", item)
+    touched = set(output.record.edits.pages_hidden) | {
+        c.page for c in output.record.edits.pages_cropped
+    }
+    assert touched == {1, 2}
+    for crop in output.record.edits.pages_cropped:
+        assert "rows the answer is computed from" in crop.reason
+    assert gate.passed, gate.reason()
+
+
+def test_a_table_of_contents_line_is_no_operand() -> None:
+    from abstain_build.evidence.anchors import question_anchors
+    from abstain_build.evidence.operands import reading_operands
+    from abstain_build.evidence.reading import Reading
+    from abstain_build.textregions.words import Word
+
+    lines = [f"Net revenue by segment, part {i} .......... {10 + i}" for i in range(6)]
+    lines.append("Net revenue and gross margin were 5,210.3 and 2,108.4")
+    words = []
+    for row, line in enumerate(lines):
+        x = 50.0
+        for text in line.split():
+            words.append(Word(text, (x, 20.0 * row, x + 6 * len(text), 20.0 * row + 10), line=row))
+            x += 6 * len(text) + 4
+    anchors = question_anchors(COMPUTED, ["an unrelated page"])
+    found = reading_operands(Reading(4, "text_layer", tuple(words)), anchors, listed=True)
+    assert [m.printed for m in found] == [lines[-1]]
+    assert [w for m in found for w in m.boxes] == [words[-3].bbox, words[-1].bbox]

@@ -12,8 +12,9 @@ control's reuse the control's readings.
 The result: per transform and per QC status, how many items leak and where (page, channel,
 the text found), on the terminal, in ``audit.json``, and as the exit status (1 when an
 accepted item leaks). Items whose answer is printed nowhere (computed, counted) but whose
-question's terms name rows with numbers on other pages are counted apart ("computable
-elsewhere"): reading cannot prove a leak there, a reader should check.
+operand rows (:mod:`.operands`: rows naming the question's terms with numbers) are still
+readable somewhere in what they ship are counted apart ("computable"): the rows are found
+by a heuristic, so a reader should check them; they do not set the exit status.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from .gate import allowed_regions, find_leaks, read_shipped, region_kinds
 from .map import EvidenceMap, build_map, page_labels
 from .policy import QUESTION, policy_of
 from .reading import OCR, PageReadings, Reading, read_document
-from .statements import Mention
+from .statements import OPERAND, Mention
 
 AUDIT_FILE = "audit.json"
 #: Rendered pages larger than this are refused (as a build's default --max-pixels).
@@ -53,12 +54,13 @@ class ItemAudit:
     policy: str
     answerable: bool
     leaked: bool = False
+    #: The answer is printed nowhere and operand rows are still readable.
+    computable: bool = False
     found: list[Mention] = field(default_factory=list)
     pages_read: int = 0
     pages_reread: list[int] = field(default_factory=list)
-    #: The answer is printed nowhere, and other pages print rows naming the question's
-    #: terms with numbers: it may be computed from what the item ships (not a leak the
-    #: audit can prove by reading; shown so a reader can check).
+    #: Pages outside the evidence pages printing the operand rows of an answer printed
+    #: nowhere (before the edit).
     related: list[int] = field(default_factory=list)
     error: str = ""
 
@@ -72,6 +74,7 @@ class ItemAudit:
             "policy": self.policy,
             "answerable": self.answerable,
             "leaked": self.leaked,
+            "computable": self.computable,
             "found": [m.to_json() for m in self.found],
             "pages_read": self.pages_read,
             "pages_reread": self.pages_reread,
@@ -101,7 +104,7 @@ class AuditReport:
             row = out[getattr(item, key)]
             row["n"] += 1
             row["leaked"] += item.leaked
-            row["computable"] += bool(item.related) and not item.leaked
+            row["computable"] += item.computable and not item.leaked
             row["unread"] += bool(item.error)
         return {k: dict(v) for k, v in sorted(out.items())}
 
@@ -236,7 +239,8 @@ def audit_item(
             allowed_regions(transform),
             [p for p in readings if p not in changed],
         )
-        item.leaked = bool(item.found)
+        item.leaked = any(m.status != OPERAND for m in item.found)
+        item.computable = any(m.status == OPERAND for m in item.found)
     except (InputError, OSError, ValueError, RuntimeError) as exc:
         item.error = f"{type(exc).__name__}: {exc}"
     return item
@@ -307,7 +311,7 @@ def print_report(console: Any, data: Mapping[str, Any], written: Path, limit: in
     for key, title in (("by_transform", "transform"), ("by_status", "QC status")):
         table = Table(title=f"Counterparts still stating the answer, by {title}")
         table.add_column(title)
-        for column in ("items", "leaking", "share", "computable elsewhere", "unreadable"):
+        for column in ("items", "leaking", "share", "computable", "unreadable"):
             table.add_column(column, justify="right")
         for name, row in data[key].items():
             share = f"{row.get('leaked', 0) / row['n']:.0%}" if row["n"] else "-"
@@ -332,9 +336,9 @@ def print_report(console: Any, data: Mapping[str, Any], written: Path, limit: in
     computable = sum(row.get("computable", 0) for row in data["by_status"].values())
     if computable:
         console.print(
-            f"  {computable} counterpart(s) have an answer printed nowhere while other pages"
-            " print rows naming the question's terms with numbers (items[].related_pages):"
-            " check whether a reader of the whole document can compute it",
+            f"  {computable} counterpart(s) have an answer printed nowhere while rows naming the"
+            " question's terms with numbers are still readable (items[].found, status"
+            " 'operand'): check whether a reader can compute it from them",
             highlight=False,
         )
     console.print(

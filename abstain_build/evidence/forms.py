@@ -529,6 +529,36 @@ def _number_matches(items: Sequence[GoldItem], line: Line) -> list[FormMatch]:
     return out
 
 
+#: A decimal comma ("1,3" for 1.3, "51,3%"): one or two digits after the comma, which a
+#: thousands separator never has. ``find_numbers`` reads none of these.
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d{1,3}),(\d{1,2})(?![\d,]|\.\d)(\s?%)?")
+
+
+def _decimal_comma_matches(items: Sequence[GoldItem], line: Line) -> list[FormMatch]:
+    """Numbers printed with a decimal comma (European-style charts and slides)."""
+    out = []
+    for match in _DECIMAL_COMMA.finditer(line.text):
+        whole, decimals, percent = match.groups()
+        value = Decimal(f"{whole}.{decimals}")
+        quantum = Decimal(1).scaleb(-len(decimals))
+        hit = line.words_between(match.start(), match.end())
+        for item in items:
+            found = value_form(item, value, quantum, bool(percent))
+            if found and hit:
+                digits = found[1]
+                out.append(
+                    FormMatch(
+                        item.text,
+                        match.group(),
+                        "decimal comma",
+                        digits >= STRONG_DIGITS,
+                        hit[0],
+                        hit[-1],
+                    )
+                )
+    return out
+
+
 def _count_matches(items: Sequence[GoldItem], line: Line) -> list[FormMatch]:
     out = []
     for item in items:
@@ -596,6 +626,7 @@ def find_forms(items: Sequence[GoldItem], words: Sequence[Word]) -> list[FormMat
     for line in lines:
         if numeric:
             out += _number_matches(numeric, line)
+            out += _decimal_comma_matches(numeric, line)
         if counts:
             out += _count_matches(counts, line)
         if dates:

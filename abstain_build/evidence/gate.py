@@ -33,6 +33,7 @@ from ..textregions import ocr
 from ..textregions.words import Box
 from ..transforms.functional.page_content import normalised_page
 from .map import EvidenceMap
+from .operands import page_operands
 from .policy import ATTRIBUTE, QUESTION
 from .reading import (
     OCR,
@@ -44,7 +45,7 @@ from .reading import (
     read_figure,
     read_pixels,
 )
-from .statements import STATEMENT, Mention, page_mentions
+from .statements import OPERAND, STATEMENT, Mention, page_mentions
 
 #: Region kinds whose effect a restoration may undo, and what reads the restored pixels.
 RESTORABLE = frozenset({"blur", "darken", "overlay"})
@@ -66,9 +67,14 @@ class GateResult:
         """One line: where the answer is still stated."""
         if self.passed:
             return "no page the item ships states the answer"
-        places = "; ".join(m.where() for m in self.found[:4])
-        more = f" and {len(self.found) - 4} more" if len(self.found) > 4 else ""
-        return f"the answer is still stated: {places}{more}"
+        stated = [m for m in self.found if m.status != OPERAND]
+        operands = [m for m in self.found if m.status == OPERAND]
+        parts = []
+        if stated:
+            parts.append(f"the answer is still stated: {_places(stated)}")
+        if operands:
+            parts.append(f"the answer can still be computed from operand rows: {_places(operands)}")
+        return "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +86,12 @@ class GateResult:
             "found": [m.to_json() for m in self.found],
             "detail": self.reason(),
         }
+
+
+def _places(mentions: Sequence[Mention], shown: int = 4) -> str:
+    places = "; ".join(m.where() for m in mentions[:shown])
+    more = f" and {len(mentions) - shown} more" if len(mentions) > shown else ""
+    return places + more
 
 
 def _restorations(image: np.ndarray, kinds: Iterable[str]) -> dict[str, np.ndarray]:
@@ -170,12 +182,13 @@ def find_leaks(
     allowed: Mapping[int, Sequence[Box]] | None = None,
     unchanged: Iterable[int] = (),
 ) -> list[Mention]:
-    """The statements ``readings`` still make that ``policy`` does not allow.
+    """The statements ``readings`` still make that ``policy`` does not allow, and, for an
+    answer printed nowhere, the operand rows it can still be computed from.
 
     Unchanged pages reuse the map's own classification; ``allowed`` are the regions where
     an ``attribute`` transform keeps the gold on purpose.
     """
-    if policy == QUESTION or not emap.items:
+    if policy == QUESTION:
         return []
     listed = set(emap.listed)
     same = set(unchanged)
@@ -183,11 +196,16 @@ def find_leaks(
     for number, page in sorted(readings.items()):
         if number in same:
             mentions = [m for m in emap.mentions if m.page == number and m.status == STATEMENT]
+            mentions += [m for m in emap.operands if m.page == number]
         else:
-            mentions = page_mentions(
-                page.readings, emap.items, emap.anchors, question, options, number in listed
-            )
-            mentions = [m for m in mentions if m.status == STATEMENT]
+            mentions = []
+            if emap.items:
+                mentions = page_mentions(
+                    page.readings, emap.items, emap.anchors, question, options, number in listed
+                )
+                mentions = [m for m in mentions if m.status == STATEMENT]
+            if emap.computed and emap.operands:
+                mentions += page_operands(page.readings, emap.anchors, number in listed)
         if policy == ATTRIBUTE and allowed:
             keep = allowed.get(number, ())
             mentions = [m for m in mentions if not _inside(m.span, keep)]

@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..textregions.words import Box, Word
-from ..transforms.functional.numbers import find_numbers
+from ..textregions.words import Box
 from .anchors import Anchors, question_anchors, stem
 from .context import DEFAULT_CONTEXT
 from .forms import GoldItem, gold_items, normalise
+from .operands import page_operands
 from .reading import PageReadings, read_document
 from .statements import CANDIDATE, STATEMENT, Mention, page_mentions
 
@@ -60,9 +60,9 @@ class EvidenceMap:
     #: Printed page number of each page that prints one (only when it differs).
     printed: dict[int, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    #: Answers printed nowhere: pages other than the evidence pages that print a row with
-    #: numbers and two of the question's anchor words (where its operands may be).
-    related: dict[int, list[str]] = field(default_factory=dict)
+    #: Answers printed nowhere: the rows, on every page, that print a quantity and the
+    #: question's anchor words (:mod:`.operands`), what the answer is computed from.
+    operands: list[Mention] = field(default_factory=list)
     #: The readings, by page (not recorded: the gate reuses them for unchanged pages).
     readings: dict[int, PageReadings] = field(default_factory=dict, repr=False)
 
@@ -84,17 +84,34 @@ class EvidenceMap:
     def statement_pages(self) -> list[int]:
         return sorted({m.page for m in self.statements()})
 
+    @property
+    def computed(self) -> bool:
+        """The answer is stated on no page: its operand rows are the evidence."""
+        return not self.statements()
+
+    @property
+    def related(self) -> list[int]:
+        """Pages outside the evidence pages that print operand rows."""
+        listed = set(self.listed) | {int(p) for p in self.printed}
+        return sorted({m.page for m in self.operands if m.page not in listed})
+
+    def operand_pages(self) -> list[int]:
+        return sorted({m.page for m in self.operands})
+
     def target_pages(self, context: str = DEFAULT_CONTEXT) -> list[int]:
         """The pages an evidence edit must act on: the listed evidence pages, and with the
         whole document shipped, every other page that states the answer."""
         pages = set(self.listed)
         if context == "document":
             pages.update(self.statement_pages())
+            pages.update(self.operand_pages())
         return sorted(pages)
 
     def evidence(self, page: int) -> list[Mention]:
-        """Statements and candidates on ``page``: what an evidence edit must reach."""
-        return [m for m in self.mentions if m.page == page and m.status in (STATEMENT, CANDIDATE)]
+        """Statements, candidates and operand rows on ``page``: what an evidence edit must
+        reach."""
+        found = [m for m in self.mentions if m.page == page and m.status in (STATEMENT, CANDIDATE)]
+        return found + [m for m in self.operands if m.page == page]
 
     def regions(self, page: int) -> list[Box]:
         """Boxes an evidence edit aims at on ``page``: every statement and candidate (its
@@ -115,7 +132,8 @@ class EvidenceMap:
             "statements": [m.to_json() for m in statements],
             "statement_pages": sorted({m.page for m in statements}),
             "other_mentions": sum(1 for m in self.mentions if m.status != STATEMENT),
-            "related_pages": sorted(self.related),
+            "operands": [m.to_json() for m in self.operands],
+            "related_pages": self.related,
             "notes": list(self.notes),
         }
 
@@ -186,58 +204,29 @@ def build_map(
     if not items:
         emap.notes.append(
             f"the answer {answer!r} has no form worth searching for (a yes/no, a single"
-            " digit or letter): the map holds the question's anchors only"
+            " digit or letter): the map holds the question's anchors and operand rows"
         )
+        _add_operands(emap, readings, listed_set)
         return emap
     _resolve_pages(emap, printed, resolved)
-    if not emap.statements():
-        emap.related = related_rows(readings, anchors, listed_set)
-        if emap.related:
-            emap.notes.append(
-                "the answer is computed or counted; rows naming the question's terms with"
-                f" numbers are also printed on page(s) {sorted(emap.related)}: a reader of"
-                " the whole document may compute it from them"
-            )
+    if emap.computed:
+        _add_operands(emap, readings, listed_set)
     if emap.unread:
         emap.notes.append(f"{len(emap.unread)} page(s) could not be read fully")
     return emap
 
 
-def related_rows(
-    readings: dict[int, PageReadings], anchors: Anchors, evidence: set[int]
-) -> dict[int, list[str]]:
-    """Rows outside the evidence pages that print a quantity and two of the question's
-    anchor words (one when it has only one): where a computed answer's operands may be."""
-    needed = 2 if anchors.words >= 2 else 1
-    if anchors.words == 0:
-        return {}
-    out: dict[int, list[str]] = {}
-    for number, page in readings.items():
-        if number in evidence:
-            continue
-        for reading in page.readings:
-            for row in _rows(reading.words):
-                text = " ".join(w.text for w in row)
-                stems = {stem(t) for w in row for t in normalise(w.text).split()}
-                named = [a for a in anchors.stems & stems if not a.isdigit()]
-                if len(named) >= needed and any(t.is_quantity for t in find_numbers(text)):
-                    out.setdefault(number, []).append(text[:160])
-    return out
-
-
-def _rows(words: Sequence[Word]) -> list[list[Word]]:
-    """Words grouped by printed row (vertical centres within half a line of each other)."""
-    rows: list[list[Word]] = []
-    for word in sorted(words, key=lambda w: ((w.bbox[1] + w.bbox[3]) / 2, w.bbox[0])):
-        centre = (word.bbox[1] + word.bbox[3]) / 2
-        height = max(word.bbox[3] - word.bbox[1], 1.0)
-        if rows:
-            last = rows[-1][-1]
-            if abs((last.bbox[1] + last.bbox[3]) / 2 - centre) <= height / 2:
-                rows[-1].append(word)
-                continue
-        rows.append([word])
-    return [sorted(row, key=lambda w: w.bbox[0]) for row in rows]
+def _add_operands(emap: EvidenceMap, readings: dict[int, PageReadings], listed: set[int]) -> None:
+    """The operand rows of an answer printed nowhere, on every page, and a note."""
+    for number, page in sorted(readings.items()):
+        emap.operands += page_operands(page.readings, emap.anchors, number in listed)
+    if emap.operands:
+        pages = emap.operand_pages()
+        emap.notes.append(
+            f"{len(emap.operands)} row(s) printing the question's terms with numbers, on"
+            f" page(s) {pages}: what the answer is computed from; evidence edits must take"
+            " their numbers away"
+        )
 
 
 def printed_pages(listed: Sequence[int], printed: dict[int, str | None]) -> list[int]:

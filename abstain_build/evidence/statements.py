@@ -50,6 +50,10 @@ SENTENCE_REACH = 40
 STATEMENT = "statement"
 CANDIDATE = "candidate"
 MENTION = "mention"
+#: A row an answer printed nowhere is computed from (:mod:`.operands`).
+OPERAND = "operand"
+#: What an evidence removal must take away.
+TO_REMOVE = frozenset({STATEMENT, OPERAND})
 
 _SELECTION = re.compile(
     r"\b(?:which|highest|lowest|largest|smallest|biggest|greatest|most|least|top|best|worst|"

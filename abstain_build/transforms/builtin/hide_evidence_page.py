@@ -6,6 +6,7 @@ import math
 
 import pymupdf
 
+from ...evidence.statements import TO_REMOVE
 from ...model import EVIDENCE, PageCrop, Plan, Region
 from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
@@ -25,8 +26,9 @@ class HideEvidencePage(DocumentTransform):
     description = (
         "Blank 50% of the question's evidence pages (at least one; text layer removed too) and"
         " crop each remaining evidence page at its vertical midpoint, dropping the half where"
-        " the evidence map finds the answer stated. Every other page that states the answer"
-        " counts as an evidence page; a page stating it in both halves is blanked."
+        " the evidence map finds the answer stated (for an answer printed nowhere, the rows"
+        " it is computed from). Every other page that states the answer or prints those rows"
+        " counts as an evidence page; a page with them in both halves is blanked."
     )
     params = {
         "hide_fraction": Param(
@@ -55,7 +57,8 @@ class HideEvidencePage(DocumentTransform):
             middle = halves[number]["top"].y1
             stated[number] = {
                 "top" if (box[1] + box[3]) / 2 < middle else "bottom"
-                for mention in emap.statements([number])
+                for mention in emap.evidence(number)
+                if mention.status in TO_REMOVE
                 for box in mention.boxes
             }
         n_hide = min(len(pages), max(1, math.ceil(len(pages) * self.config["hide_fraction"])))
@@ -79,7 +82,8 @@ class HideEvidencePage(DocumentTransform):
                     )
                 )
                 continue
-            kept, reason = self._choose_half(stated[number], ctx)
+            computed = emap.computed and bool(stated[number])
+            kept, reason = self._choose_half(stated[number], computed, ctx)
             removed = halves[number]["bottom" if kept == "top" else "top"]
             plan.edits.pages_cropped.append(PageCrop(page=number, kept=kept, reason=reason))
             plan.edits.regions.append(
@@ -94,7 +98,8 @@ class HideEvidencePage(DocumentTransform):
             plan.notes.append(f"page {number}: kept the {kept} half ({reason})")
         what = f"evidence pages {listed}"
         if pages != listed:
-            what += f" and page(s) {[p for p in pages if p not in listed]} also stating the answer"
+            others = [p for p in pages if p not in listed]
+            what += f" and page(s) {others} also stating the answer or its operands"
         plan.notes.insert(0, f"hid page(s) {hidden} of {what}")
         if len(must) > n_hide:
             plan.notes.insert(
@@ -107,12 +112,14 @@ class HideEvidencePage(DocumentTransform):
         return plan
 
     @staticmethod
-    def _choose_half(stated: set[str], ctx: TransformContext) -> tuple[str, str]:
-        """Keep the half where the evidence map finds no statement of the answer."""
+    def _choose_half(stated: set[str], computed: bool, ctx: TransformContext) -> tuple[str, str]:
+        """Keep the half where the evidence map finds neither the answer nor, for an answer
+        printed nowhere, the rows it is computed from."""
+        what = "the rows the answer is computed from are" if computed else "the answer is stated"
         if stated == {"top"}:
-            return "bottom", "the answer is stated in the top half"
+            return "bottom", f"{what} in the top half"
         if stated == {"bottom"}:
-            return "top", "the answer is stated in the bottom half"
+            return "top", f"{what} in the bottom half"
         kept = "top" if ctx.rng.random() < 0.5 else "bottom"
         return kept, "the answer is not stated on the page; half chosen at random"
 

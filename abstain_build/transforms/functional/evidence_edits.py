@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import pymupdf
 
-from ...evidence.statements import STATEMENT, Mention
+from ...evidence.statements import TO_REMOVE, Mention
 from ...textregions.words import Box
 
 #: Padding around a word sealed by its own rectangle (points): takes in anti-aliasing.
@@ -48,11 +48,12 @@ def seal_evidence(
     page_rect: pymupdf.Rect,
     pad: float = SEAL_PAD,
 ) -> list[Box]:
-    """Rectangles over each word of a statement that ``rects`` leave uncovered."""
+    """Rectangles over each word of a statement (each number of an operand row) that
+    ``rects`` leave uncovered."""
     have = list(rects)
     added: list[Box] = []
     for mention in mentions:
-        if mention.status != STATEMENT:
+        if mention.status not in TO_REMOVE:
             continue
         for box in mention.boxes:
             if covered(box, have):
@@ -67,10 +68,10 @@ def seal_evidence(
 def uncovered_statements(
     regions: Sequence[Iterable[float]], mentions: Iterable[Mention]
 ) -> list[Mention]:
-    """Statements whose printed form is not inside ``regions``."""
+    """Statements (and operand rows) whose printed form is not inside ``regions``."""
     have = list(regions)
     return [
-        m for m in mentions if m.status == STATEMENT and not all(covered(b, have) for b in m.boxes)
+        m for m in mentions if m.status in TO_REMOVE and not all(covered(b, have) for b in m.boxes)
     ]
 
 

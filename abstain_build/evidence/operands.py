@@ -1,0 +1,139 @@
+"""Where an answer printed nowhere can still be computed from: its operand rows.
+
+A computed or counted answer (a gap between two percentages, a ratio of two 10-K lines, the
+number of quizzes in three units) is stated on no page, so reading for its forms finds
+nothing, yet a reader who can still read the rows it is computed from derives it (SPEC
+section 7: "cannot derive the gold answer"). For such answers the evidence is those rows:
+every printed row that names the question's terms (two of its anchor words, one when it
+has only one) and prints a quantity (an amount, a percent, a multiple; not a year, not a
+"Table 2" reference). Tables of contents are left out: a page number at the end of a line
+that names the question's terms is no operand.
+
+An operand is a :class:`~.statements.Mention` with status :data:`OPERAND`: its ``boxes``
+are the quantities it prints (what a removal must take away), its ``row`` the whole row.
+Evidence transforms aim at operands as they aim at statements, and the re-read gate fails
+an evidence-removal attempt that leaves one readable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from ..textregions.words import Box, Word
+from ..transforms.functional.numbers import find_numbers, follows_reference_word
+from .anchors import Anchors, stem
+from .forms import normalise
+from .reading import OCR_FIGURE, Reading
+from .statements import OPERAND, Mention
+
+#: A reading with at least this many rows ending in a bare page number is a table of
+#: contents (or an index), when such rows are most of its rows that print numbers.
+TOC_ROWS = 5
+TOC_SHARE = 0.6
+#: Characters of a row kept as its printed text.
+ROW_TEXT = 160
+
+_BARE_INTEGER = re.compile(r"^\d{1,4}$")
+
+
+def printed_rows(words: Sequence[Word]) -> list[list[Word]]:
+    """Words grouped by printed row (vertical centres within half a line of each other)."""
+    rows: list[list[Word]] = []
+    for word in sorted(words, key=lambda w: ((w.bbox[1] + w.bbox[3]) / 2, w.bbox[0])):
+        centre = (word.bbox[1] + word.bbox[3]) / 2
+        height = max(word.bbox[3] - word.bbox[1], 1.0)
+        if rows:
+            last = rows[-1][-1]
+            if abs((last.bbox[1] + last.bbox[3]) / 2 - centre) <= height / 2:
+                rows[-1].append(word)
+                continue
+        rows.append([word])
+    return [sorted(row, key=lambda w: w.bbox[0]) for row in rows]
+
+
+def _quantities(row: Sequence[Word]) -> list[Word]:
+    """The words of ``row`` that print a quantity."""
+    text = " ".join(w.text for w in row)
+    tokens = [t for t in find_numbers(text) if t.is_quantity]
+    tokens = [t for t in tokens if not follows_reference_word(text, t)]
+    if not tokens:
+        return []
+    out, cursor = [], 0
+    for word in row:
+        start, end = cursor, cursor + len(word.text)
+        cursor = end + 1
+        if any(t.start < end and start < t.end for t in tokens) and any(
+            ch.isdigit() for ch in word.text
+        ):
+            out.append(word)
+    return out
+
+
+def _page_reference(row: Sequence[Word], quantities: Sequence[Word]) -> bool:
+    """Is the row's only number a bare integer at its end (a contents line's page)?"""
+    return (
+        len(quantities) == 1
+        and quantities[0] is row[-1]
+        and bool(_BARE_INTEGER.match(row[-1].text.strip(".")))
+    )
+
+
+def _union(boxes: Iterable[Box]) -> Box:
+    boxes = list(boxes)
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[Mention]:
+    """The operand rows one reading prints (see the module doc)."""
+    needed = 2 if anchors.words >= 2 else 1
+    if anchors.words == 0 or not reading.words:
+        return []
+    rows = []
+    for row in printed_rows(reading.words):
+        quantities = _quantities(row)
+        if quantities:
+            rows.append((row, quantities))
+    references = sum(1 for row, q in rows if _page_reference(row, q))
+    contents = references >= TOC_ROWS and references >= TOC_SHARE * len(rows)
+    out: list[Mention] = []
+    for row, quantities in rows:
+        if contents and _page_reference(row, quantities):
+            continue
+        stems = {stem(t) for w in row for t in normalise(w.text).split()}
+        named = tuple(a for a in anchors.found_in(stems) if not a.isdigit())
+        if len(named) < needed:
+            continue
+        boxes = tuple(w.bbox for w in quantities)
+        whole = _union(w.bbox for w in row)
+        out.append(
+            Mention(
+                page=reading.page,
+                channel=reading.channel,
+                item="",
+                printed=" ".join(w.text for w in row)[:ROW_TEXT],
+                form="operand row",
+                strong=False,
+                unique=False,
+                anchors=named,
+                topic=(),
+                span=_union(boxes),
+                boxes=boxes,
+                row=whole,
+                sentence=whole,
+                figure=reading.region if reading.channel == OCR_FIGURE else None,
+                listed=listed,
+                status=OPERAND,
+            )
+        )
+    return out
+
+
+def page_operands(readings: Iterable[Reading], anchors: Anchors, listed: bool) -> list[Mention]:
+    """Every operand row of one page, through all its readings."""
+    return [m for reading in readings for m in reading_operands(reading, anchors, listed)]

@@ -310,7 +310,7 @@ def _summary(config: BuildConfig, result: Any, seconds: float) -> None:
         read = sum(v["passed"] + v["failed"] for v in counts["reread"].values())
         err.print(
             f"  re-read gate: {read} attempts read again, {sum(failed_reads.values())} still"
-            " stated the answer"
+            " stated the answer or the rows it is computed from"
             + (
                 " (" + ", ".join(f"{k} {v}" for k, v in failed_reads.items()) + "; the next"
                 " transform ran)"

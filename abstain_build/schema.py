@@ -131,6 +131,7 @@ RECORD: dict[str, Any] = {
             "pages_reread": ["int64"],
             "channels": ["string"],
             "found": [_STATEMENT],
+            "untouched": ["string"],
             "detail": "string",
         },
     },

@@ -471,3 +471,33 @@ def test_a_table_of_contents_line_is_no_operand() -> None:
     found = reading_operands(Reading(4, "text_layer", tuple(words)), anchors, listed=True)
     assert [m.printed for m in found] == [lines[-1]]
     assert [w for m in found for w in m.boxes] == [words[-3].bbox, words[-1].bbox]
+
+
+# -- answers read off the pictures ---------------------------------------------------------
+
+COUNTED = "How many bars does the chart on this page show?"
+
+
+@pytest.mark.usefixtures("leaky_transforms")
+def test_an_edit_that_leaves_the_pictures_fails_for_a_seen_answer(tmp_path: Path) -> None:
+    item = sample(chart_report(tmp_path / "c.pdf"), (1,), COUNTED, "3")
+    emap = evidence_map(item, SampleInputs(item))
+    assert not emap.evidence_anywhere()  # "3" is printed nowhere and computed from nothing
+    _, gate = run("test_leave_everything", item)
+    assert not gate.passed and gate.found == []
+    assert gate.untouched and "read off its pictures" in gate.untouched[0]
+    assert "covers 0% of them" in gate.reason()
+    assert gate.to_json()["untouched"] == gate.untouched
+
+
+def test_an_edit_that_covers_the_pictures_passes_for_a_seen_answer(tmp_path: Path) -> None:
+    item = sample(chart_report(tmp_path / "c.pdf"), (1,), COUNTED, "3")
+    _, gate = run("blur_figure_region", item)
+    assert gate.passed and gate.untouched == [], gate.reason()
+
+
+@pytest.mark.usefixtures("leaky_transforms")
+def test_the_pictures_do_not_matter_when_the_answer_is_printed(tmp_path: Path) -> None:
+    item = sample(chart_report(tmp_path / "c.pdf"), (1,), "How many units were sold?", "4817")
+    _, gate = run("test_leave_everything", item)
+    assert gate.untouched == []  # printed in the chart: the reading decides, not coverage

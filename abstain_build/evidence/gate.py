@@ -31,7 +31,7 @@ from ..media.images import decode_image
 from ..media.pdf import open_pdf, render_page_png
 from ..textregions import ocr
 from ..textregions.words import Box
-from ..transforms.functional.page_content import normalised_page
+from ..transforms.functional.page_content import PageContent, normalised_page
 from .map import EvidenceMap
 from .operands import page_operands
 from .policy import ATTRIBUTE, QUESTION
@@ -45,6 +45,7 @@ from .reading import (
     read_figure,
     read_pixels,
 )
+from .seen import untouched_pictures
 from .statements import OPERAND, STATEMENT, Mention, page_mentions
 
 #: Region kinds whose effect a restoration may undo, and what reads the restored pixels.
@@ -62,9 +63,11 @@ class GateResult:
     pages_reread: list[int] = field(default_factory=list)
     channels: list[str] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)
+    #: Listed pages whose pictures a seen answer can still be read off (:mod:`.seen`).
+    untouched: list[str] = field(default_factory=list)
 
     def reason(self) -> str:
-        """One line: where the answer is still stated."""
+        """One line: where the answer is still stated, computed from or seen."""
         if self.passed:
             return "no page the item ships states the answer"
         stated = [m for m in self.found if m.status != OPERAND]
@@ -74,6 +77,7 @@ class GateResult:
             parts.append(f"the answer is still stated: {_places(stated)}")
         if operands:
             parts.append(f"the answer can still be computed from operand rows: {_places(operands)}")
+        parts += self.untouched
         return "; ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -84,6 +88,7 @@ class GateResult:
             "pages_reread": list(self.pages_reread),
             "channels": list(self.channels),
             "found": [m.to_json() for m in self.found],
+            "untouched": list(self.untouched),
             "detail": self.reason(),
         }
 
@@ -245,8 +250,11 @@ def reread_gate(
     context: str,
     dpi: int,
     max_pixels: int,
+    contents: Mapping[int, PageContent] | None = None,
 ) -> GateResult:
-    """Read the shipped item (``pdf`` and the PNGs of its evidence pages) and decide."""
+    """Read the shipped item (``pdf`` and the PNGs of its evidence pages) and decide;
+    ``contents``: the content analysis of the original listed pages, for answers read off
+    their pictures (:mod:`.seen`)."""
     result = GateResult(policy)
     if policy == QUESTION:
         result.channels = ["none: the question changed, the evidence is unchanged by design"]
@@ -263,5 +271,7 @@ def reread_gate(
     result.found = find_leaks(
         emap, readings, question, options, policy, allowed_regions(record), unchanged
     )
-    result.passed = not result.found
+    if contents is not None:
+        result.untouched = untouched_pictures(emap, record, contents)
+    result.passed = not result.found and not result.untouched
     return result

@@ -95,6 +95,11 @@ class EvidenceMap:
         listed = set(self.listed) | {int(p) for p in self.printed}
         return sorted({m.page for m in self.operands if m.page not in listed})
 
+    def evidence_anywhere(self) -> bool:
+        """Does any page state, offer or compute the answer (a statement, a candidate, an
+        operand row)?"""
+        return bool(self.operands) or any(m.status in (STATEMENT, CANDIDATE) for m in self.mentions)
+
     def operand_pages(self) -> list[int]:
         return sorted({m.page for m in self.operands})
 

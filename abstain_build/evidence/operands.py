@@ -35,6 +35,8 @@ TOC_SHARE = 0.6
 ROW_TEXT = 160
 
 _BARE_INTEGER = re.compile(r"^\d{1,4}$")
+#: A footnote or list marker opening a row: "(3) The operating cycle is...".
+_MARKER = re.compile(r"^\(\d{1,2}\)$")
 
 
 def printed_rows(words: Sequence[Word]) -> list[list[Word]]:
@@ -56,7 +58,11 @@ def _quantities(row: Sequence[Word]) -> list[Word]:
     """The words of ``row`` that print a quantity."""
     text = " ".join(w.text for w in row)
     tokens = [t for t in find_numbers(text) if t.is_quantity]
-    tokens = [t for t in tokens if not follows_reference_word(text, t)]
+    tokens = [
+        t
+        for t in tokens
+        if not follows_reference_word(text, t) and not (t.start == 0 and _MARKER.match(t.text))
+    ]
     if not tokens:
         return []
     out, cursor = [], 0

@@ -11,6 +11,7 @@ import numpy as np
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.gate import GateResult, reread_gate
 from ..evidence.map import evidence_map
+from ..evidence.seen import is_seen
 from ..media.images import encode_png
 from ..media.inputs import SampleInputs
 from ..media.pdf import open_pdf, render_pages, save_pdf
@@ -24,6 +25,7 @@ from ..transforms.base import (
     Transform,
     TransformContext,
 )
+from ..transforms.functional.page_content import PageContent, analyse_page, normalised_page
 
 if TYPE_CHECKING:
     from ..models import ModelClient
@@ -144,5 +146,19 @@ def reread(
         context,
         inputs.limits.dpi,
         inputs.limits.max_pixels,
+        listed_contents(sample, inputs) if is_seen(emap) else None,
     )
     return output.gate
+
+
+def listed_contents(sample: Sample, inputs: SampleInputs) -> dict[int, PageContent]:
+    """The content analysis of each listed evidence page of the original (shared with the
+    transforms, which make the same one)."""
+    document = inputs.document()
+    out: dict[int, PageContent] = {}
+    for number in sorted(set(sample.evidence_pages)):
+        if not 0 < number <= document.page_count:
+            continue
+        with normalised_page(document, number) as page:
+            out[number] = inputs.derived(("page_content", number), lambda p=page: analyse_page(p))
+    return out

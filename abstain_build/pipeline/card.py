@@ -187,7 +187,8 @@ def _reread_lines(manifest: dict[str, Any], counts: BuildCounts) -> list[str]:
     return [
         f"- Context of document items (`context`): {seen}.",
         f"- Re-read gate: {read} perturbed documents read again (text layer, OCR, OCR after"
-        " undoing a blur or darkening) before QC; still stating the answer, so replaced by"
+        " undoing a blur or darkening) before QC; still stating the answer (or, for an"
+        " answer printed nowhere, the rows it is computed from), so replaced by"
         f" the next transform: {sum(failed.values())} ({detail}). `abstain-build audit`"
         " repeats the check on the built folder.",
     ]

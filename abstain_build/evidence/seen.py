@@ -1,0 +1,81 @@
+"""Answers read off a page's pictures: the edit must reach the pictures.
+
+When the evidence map finds the answer stated nowhere, as no candidate, and computed from
+no printed row (no operands), the answer is *seen*: counted in a figure ("how many
+incorrect postures are shown"), a shape, a colour, a highlighted line. Re-reading text
+cannot tell whether such an item became unanswerable, but one thing is certain: an edit
+that leaves the pictures of the evidence pages intact (replaced numbers, erased words, a
+mask over the wrong half) did not take the answer away. This check holds an
+evidence-removal edit to covering at least :data:`MIN_COVERAGE` of the visual content
+(embedded images, vector drawings, the pixels of image-only pages) of each listed page
+that has any.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..transforms.functional.page_content import PageContent
+from .map import EvidenceMap
+
+#: Share of a listed page's visual content an edit must cover when the answer is seen.
+MIN_COVERAGE = 0.5
+#: Pages whose visual content is below this share of their content are text pages: the
+#: check does not apply to them.
+MIN_VISUAL_SHARE = 0.05
+#: Region kinds that take content away (masks, blurs, darkening, veils, erased words,
+#: hidden pages and dropped halves); the others mark where an edit looked or kept values.
+REMOVING = frozenset(
+    {"mask", "blur", "darken", "overlay", "erase", "bar", "page_hidden", "crop_removed"}
+)
+
+
+def is_seen(emap: EvidenceMap) -> bool:
+    """Is the answer read off the pictures (stated, offered and computed nowhere)?"""
+    return not emap.evidence_anywhere() and bool(emap.listed)
+
+
+def visual_mass(content: PageContent, rects: Iterable[Iterable[float]] | None = None) -> float:
+    """The page's visual content (objects and pixels), over the page or under ``rects``."""
+    visual = content.objects + content.pixels
+    if rects is None:
+        return float(visual.sum())
+    covered = content.grid.coverage(rects).clip(0, 1)
+    return float((visual * covered).sum())
+
+
+def removing_regions(record: Mapping[str, Any]) -> dict[int, list[tuple[float, ...]]]:
+    """The boxes a transform record says it took content away in, per page."""
+    out: dict[int, list[tuple[float, ...]]] = {}
+    for region in (record.get("edits") or {}).get("regions") or []:
+        if region.get("page") is None or region.get("kind") not in REMOVING:
+            continue
+        out.setdefault(int(region["page"]), []).append(tuple(float(v) for v in region["bbox"]))
+    return out
+
+
+def untouched_pictures(
+    emap: EvidenceMap, record: Mapping[str, Any], contents: Mapping[int, PageContent]
+) -> list[str]:
+    """Listed pages whose pictures a seen answer may still be read off, one line each."""
+    if not is_seen(emap):
+        return []
+    regions = removing_regions(record)
+    out = []
+    for number in emap.listed:
+        content = contents.get(number)
+        if content is None:
+            continue
+        total = visual_mass(content)
+        if total <= 0 or total < MIN_VISUAL_SHARE * float(np.sum(content.density)):
+            continue
+        share = visual_mass(content, regions.get(number, [])) / total
+        if share < MIN_COVERAGE:
+            out.append(
+                f"page {number}: the answer is read off its pictures (stated and computed"
+                f" nowhere) and the edit covers {share:.0%} of them"
+            )
+    return out

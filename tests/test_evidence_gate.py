@@ -17,6 +17,7 @@ from abstain_build.evidence.gate import GateResult
 from abstain_build.evidence.map import evidence_map
 from abstain_build.evidence.policy import QUESTION
 from abstain_build.evidence.reading import forget_documents
+from abstain_build.evidence.seen import is_seen
 from abstain_build.media.fonts import font
 from abstain_build.media.images import encode_png
 from abstain_build.media.inputs import SampleInputs
@@ -483,6 +484,8 @@ def test_an_edit_that_leaves_the_pictures_fails_for_a_seen_answer(tmp_path: Path
     item = sample(chart_report(tmp_path / "c.pdf"), (1,), COUNTED, "3")
     emap = evidence_map(item, SampleInputs(item))
     assert not emap.evidence_anywhere()  # "3" is printed nowhere and computed from nothing
+    assert is_seen(emap, COUNTED)
+    assert not is_seen(emap, "What is the debt to equity ratio in FY2021?")  # not looked at
     _, gate = run("test_leave_everything", item)
     assert not gate.passed and gate.found == []
     assert gate.untouched and "read off its pictures" in gate.untouched[0]

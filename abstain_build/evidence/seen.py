@@ -1,8 +1,9 @@
 """Answers read off a page's pictures: the edit must reach the pictures.
 
 When the evidence map finds the answer stated nowhere, as no candidate, and computed from
-no printed row (no operands), the answer is *seen*: counted in a figure ("how many
-incorrect postures are shown"), a shape, a colour, a highlighted line. Re-reading text
+no printed row (no operands), and the question counts or looks (its evidence type is
+Counting or Visual), the answer is *seen*: counted in a figure ("how many incorrect
+postures are shown"), a shape, a colour, a highlighted line. Re-reading text
 cannot tell whether such an item became unanswerable, but one thing is certain: an edit
 that leaves the pictures of the evidence pages intact (replaced numbers, erased words, a
 mask over the wrong half) did not take the answer away. This check holds an
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..routing.evidence_type import classify_evidence
 from ..transforms.functional.page_content import PageContent
 from .map import EvidenceMap
 
@@ -33,9 +35,19 @@ REMOVING = frozenset(
 )
 
 
-def is_seen(emap: EvidenceMap) -> bool:
-    """Is the answer read off the pictures (stated, offered and computed nowhere)?"""
-    return not emap.evidence_anywhere() and bool(emap.listed)
+#: Evidence types (:mod:`abstain_build.routing.evidence_type`) of questions answered by
+#: looking: counting things, shapes, colours, what a figure shows.
+SEEN_TYPES = frozenset({"Counting", "Visual"})
+
+
+def is_seen(emap: EvidenceMap, question: str) -> bool:
+    """Is the answer read off the pictures: a counting or visual question whose answer is
+    stated, offered and computed nowhere? (A ratio whose operand rows the map missed is
+    not: its question is neither.)"""
+    if emap.evidence_anywhere() or not emap.listed:
+        return False
+    kind = classify_evidence(question)
+    return bool({kind.label, *kind.secondary} & SEEN_TYPES)
 
 
 def visual_mass(content: PageContent, rects: Iterable[Iterable[float]] | None = None) -> float:
@@ -60,9 +72,8 @@ def removing_regions(record: Mapping[str, Any]) -> dict[int, list[tuple[float, .
 def untouched_pictures(
     emap: EvidenceMap, record: Mapping[str, Any], contents: Mapping[int, PageContent]
 ) -> list[str]:
-    """Listed pages whose pictures a seen answer may still be read off, one line each."""
-    if not is_seen(emap):
-        return []
+    """Listed pages whose pictures a seen answer (:func:`is_seen`) may still be read off,
+    one line each."""
     regions = removing_regions(record)
     out = []
     for number in emap.listed:

@@ -146,7 +146,7 @@ def reread(
         context,
         inputs.limits.dpi,
         inputs.limits.max_pixels,
-        listed_contents(sample, inputs) if is_seen(emap) else None,
+        listed_contents(sample, inputs) if is_seen(emap, sample.question) else None,
     )
     return output.gate
 

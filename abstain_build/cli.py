@@ -309,8 +309,9 @@ def _summary(config: BuildConfig, result: Any, seconds: float) -> None:
     if counts["reread"]:
         read = sum(v["passed"] + v["failed"] for v in counts["reread"].values())
         err.print(
-            f"  re-read gate: {read} attempts read again, {sum(failed_reads.values())} still"
-            " stated the answer or the rows it is computed from"
+            f"  re-read gate: {read} attempts read again, {sum(failed_reads.values())} could"
+            " still be answered (the answer stated, its operand rows readable, or the pictures"
+            " of a seen answer left)"
             + (
                 " (" + ", ".join(f"{k} {v}" for k, v in failed_reads.items()) + "; the next"
                 " transform ran)"

@@ -187,8 +187,9 @@ def _reread_lines(manifest: dict[str, Any], counts: BuildCounts) -> list[str]:
     return [
         f"- Context of document items (`context`): {seen}.",
         f"- Re-read gate: {read} perturbed documents read again (text layer, OCR, OCR after"
-        " undoing a blur or darkening) before QC; still stating the answer (or, for an"
-        " answer printed nowhere, the rows it is computed from), so replaced by"
+        " undoing a blur or darkening) before QC; still answerable (the answer stated, the"
+        " rows it is computed from readable, or the pictures a counted or visual answer is"
+        " read off left mostly intact), so replaced by"
         f" the next transform: {sum(failed.values())} ({detail}). `abstain-build audit`"
         " repeats the check on the built folder.",
     ]

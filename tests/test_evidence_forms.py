@@ -144,3 +144,14 @@ def test_normalising_and_error_budget() -> None:
     assert allowed_errors(5) == 0
     assert allowed_errors(8) == 1
     assert allowed_errors(40) == 5
+
+
+@pytest.mark.parametrize(
+    ("plural", "singular"),
+    [("quizzes", "quiz"), ("taxes", "tax"), ("classes", "class"), ("matches", "match"),
+     ("companies", "company"), ("cases", "case"), ("units", "unit")],
+)  # fmt: skip
+def test_a_plural_anchor_meets_its_singular(plural: str, singular: str) -> None:
+    from abstain_build.evidence.anchors import stem
+
+    assert stem(plural) == stem(singular)

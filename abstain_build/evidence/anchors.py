@@ -50,6 +50,10 @@ def stem(word: str) -> str:
     """A crude stem: plural dropped, long words cut to :data:`STEM` letters."""
     if len(word) > 4 and word.endswith("ies"):
         word = word[:-3] + "y"
+    elif len(word) > 5 and word.endswith("zzes"):  # quizzes
+        word = word[:-3]
+    elif len(word) > 4 and word.endswith(("xes", "ches", "shes", "sses")):  # taxes, classes
+        word = word[:-2]
     elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         word = word[:-1]
     return word[:STEM] if len(word) > STEM else word

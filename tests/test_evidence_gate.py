@@ -27,6 +27,7 @@ from abstain_build.pipeline.build import build
 from abstain_build.qc.items import judge_item
 from abstain_build.qc.judges.evidence import Evidence
 from abstain_build.textregions.ocr import ocr_available
+from abstain_build.textregions.words import Word
 from abstain_build.transforms import DocumentTransform, get_registry, register_transform
 from abstain_build.transforms.functional.pdf_edit import redact_rects
 from abstain_build.transforms.registry import transforms as registry
@@ -454,22 +455,27 @@ def test_hide_evidence_page_drops_the_operands_of_a_computed_answer(tmp_path: Pa
     assert gate.passed, gate.reason()
 
 
-def test_a_table_of_contents_line_is_no_operand() -> None:
-    from abstain_build.evidence.anchors import question_anchors
-    from abstain_build.evidence.operands import reading_operands
-    from abstain_build.evidence.reading import Reading
-    from abstain_build.textregions.words import Word
-
-    lines = [f"Net revenue by segment, part {i} .......... {10 + i}" for i in range(6)]
-    lines.append("Net revenue and gross margin were 5,210.3 and 2,108.4")
+def printed_lines(lines: list[str]) -> tuple[Word, ...]:
+    """Words of ``lines`` laid out one line per row, as a text layer would give them."""
     words = []
     for row, line in enumerate(lines):
         x = 50.0
         for text in line.split():
             words.append(Word(text, (x, 20.0 * row, x + 6 * len(text), 20.0 * row + 10), line=row))
             x += 6 * len(text) + 4
+    return tuple(words)
+
+
+def test_a_table_of_contents_line_is_no_operand() -> None:
+    from abstain_build.evidence.anchors import question_anchors
+    from abstain_build.evidence.operands import reading_operands
+    from abstain_build.evidence.reading import Reading
+
+    lines = [f"Net revenue by segment, part {i} .......... {10 + i}" for i in range(6)]
+    lines.append("Net revenue and gross margin were 5,210.3 and 2,108.4")
+    words = printed_lines(lines)
     anchors = question_anchors(COMPUTED, ["an unrelated page"])
-    found = reading_operands(Reading(4, "text_layer", tuple(words)), anchors, listed=True)
+    found = reading_operands(Reading(4, "text_layer", words), anchors, listed=True)
     assert [m.printed for m in found] == [lines[-1]]
     assert [w for m in found for w in m.boxes] == [words[-3].bbox, words[-1].bbox]
 
@@ -504,3 +510,21 @@ def test_the_pictures_do_not_matter_when_the_answer_is_printed(tmp_path: Path) -
     item = sample(chart_report(tmp_path / "c.pdf"), (1,), "How many units were sold?", "4817")
     _, gate = run("test_leave_everything", item)
     assert gate.untouched == []  # printed in the chart: the reading decides, not coverage
+
+
+def test_a_listed_pages_table_row_may_name_words_printed_everywhere() -> None:
+    from abstain_build.evidence.anchors import question_anchors
+    from abstain_build.evidence.operands import reading_operands
+    from abstain_build.evidence.reading import Reading
+
+    question = "What is the gap between College graduate seniors who own a tablet and a phone?"
+    anchors = question_anchors(question, ["college graduate survey"] * 5 + ["tablet phone"])
+    assert {"colleg", "gradua"} <= anchors.topic_stems  # printed on most pages
+    lines = [
+        "College graduate (n=537) 87",  # a table row: label and value
+        "Survey of every College graduate aged 65 or older, July 18 to September 30",
+    ]
+    words = printed_lines(lines)
+    reading = Reading(18, "text_layer", words)
+    assert [m.printed for m in reading_operands(reading, anchors, listed=True)] == [lines[0]]
+    assert reading_operands(reading, anchors, listed=False) == []  # elsewhere: no anchor

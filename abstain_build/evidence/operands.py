@@ -5,9 +5,11 @@ number of quizzes in three units) is stated on no page, so reading for its forms
 nothing, yet a reader who can still read the rows it is computed from derives it (SPEC
 section 7: "cannot derive the gold answer"). For such answers the evidence is those rows:
 every printed row that names the question's terms (two of its anchor words, one when it
-has only one) and prints a quantity (an amount, a percent, a multiple; not a year, not a
-"Table 2" reference). Tables of contents are left out: a page number at the end of a line
-that names the question's terms is no operand.
+has only one; a table row on a listed evidence page may name words the document prints
+everywhere, as "College graduate" in a report on seniors' use of technology) and prints a
+quantity (an amount, a percent, a multiple; not a year, not a "Table 2" reference). Tables
+of contents are left out: a page number at the end of a line that names the question's
+terms is no operand.
 
 An operand is a :class:`~.statements.Mention` with status :data:`OPERAND`: its ``boxes``
 are the quantities it prints (what a removal must take away), its ``row`` the whole row.
@@ -31,6 +33,9 @@ from .statements import OPERAND, Mention
 #: contents (or an index), when such rows are most of its rows that print numbers.
 TOC_ROWS = 5
 TOC_SHARE = 0.6
+#: A row naming only words the document prints everywhere is an operand when it is this
+#: short: a table row's label and values ("College graduate (n=537) 87"), not a sentence.
+TABLE_ROW_WORDS = 8
 #: Characters of a row kept as its printed text.
 ROW_TEXT = 160
 
@@ -95,6 +100,26 @@ def _union(boxes: Iterable[Box]) -> Box:
     )
 
 
+#: A printed word this long or longer that begins an anchor names it ("grad" in a table
+#: row for "graduate" in the question, "Dec" for "December").
+MIN_PREFIX = 3
+
+
+def _named(anchors: Anchors, stems: set[str], topic: bool) -> tuple[str, ...]:
+    """The anchor words (not years) a row names, in full or by an abbreviation; with
+    ``topic``, the question's words the document prints everywhere count too."""
+    wanted = anchors.stems | anchors.topic_stems if topic else anchors.stems
+    out = []
+    for anchor in anchors.found_in(wanted, topic=topic):
+        if anchor.isdigit():
+            continue
+        if anchor in stems or any(
+            len(s) >= MIN_PREFIX and s.isalpha() and anchor.startswith(s) for s in stems
+        ):
+            out.append(anchor)
+    return tuple(out)
+
+
 def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[Mention]:
     """The operand rows one reading prints (see the module doc)."""
     needed = 2 if anchors.words >= 2 else 1
@@ -112,9 +137,11 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
         if contents and _page_reference(row, quantities):
             continue
         stems = {stem(t) for w in row for t in normalise(w.text).split()}
-        named = tuple(a for a in anchors.found_in(stems) if not a.isdigit())
+        named = _named(anchors, stems, topic=listed)
         if len(named) < needed:
             continue
+        if len(row) > TABLE_ROW_WORDS and not set(named) & anchors.stems:
+            continue  # only words printed everywhere, in a sentence or a source line
         boxes = tuple(w.bbox for w in quantities)
         whole = _union(w.bbox for w in row)
         out.append(

@@ -528,3 +528,13 @@ def test_a_listed_pages_table_row_may_name_words_printed_everywhere() -> None:
     reading = Reading(18, "text_layer", words)
     assert [m.printed for m in reading_operands(reading, anchors, listed=True)] == [lines[0]]
     assert reading_operands(reading, anchors, listed=False) == []  # elsewhere: no anchor
+
+
+def test_an_answer_printed_only_rounded_coarser_is_computed_too(tmp_path: Path) -> None:
+    # 5,210.34 is printed nowhere; "5,210.3" is it rounded, so the gold was computed.
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, "5210.34")
+    emap = evidence_map(item, SampleInputs(item))
+    assert {m.form for m in emap.statements()} == {"coarser"}
+    assert emap.computed and emap.operands  # its operand rows are evidence as well
+    exact = sample(restated_report(tmp_path / "e.pdf"), (2,), QUESTION_TEXT, ANSWER)
+    assert not evidence_map(exact, SampleInputs(exact)).computed

@@ -82,7 +82,7 @@ class HideEvidencePage(DocumentTransform):
                     )
                 )
                 continue
-            computed = emap.computed and bool(stated[number])
+            computed = not emap.statements([number]) and bool(stated[number])
             kept, reason = self._choose_half(stated[number], computed, ctx)
             removed = halves[number]["bottom" if kept == "top" else "top"]
             plan.edits.pages_cropped.append(PageCrop(page=number, kept=kept, reason=reason))

@@ -440,6 +440,14 @@ def test_removal_takes_away_the_numbers_a_computed_answer_needs(tmp_path: Path, 
         text = page_text(output.pdf, number)
         assert "5,210.3" not in text and "2,108.4" not in text
     assert FILLER.split()[0] in page_text(output.pdf, 3)
+    # Page 1 only prints an operand row: its numbers go, the rest of the page stays.
+    assert "Overview. In FY2021 the net revenue of Northwind" in " ".join(
+        page_text(output.pdf, 1).split()
+    )
+    on_page_1 = [r for r in output.record.edits.regions if r.page == 1]
+    assert on_page_1 and all(
+        r.detector == "evidence_map" or r.role == "number" for r in on_page_1
+    )  # sealed or erased numbers, no window, no random words
     assert gate.passed, gate.reason()
 
 

@@ -102,6 +102,17 @@ class EvidenceMap:
         operand row)?"""
         return bool(self.operands) or any(m.status in (STATEMENT, CANDIDATE) for m in self.mentions)
 
+    def related_only(self, page: int) -> bool:
+        """Is ``page`` edited only for the operand rows it prints (not a listed page, no
+        statement)? Such a page gets its rows taken away and nothing else: the rows are
+        found by a heuristic, and the rest of the page is no evidence."""
+        listed = set(self.listed) | {int(p) for p in self.printed}
+        return (
+            page not in listed
+            and not self.statements([page])
+            and any(m.page == page for m in self.operands)
+        )
+
     def operand_pages(self) -> list[int]:
         return sorted({m.page for m in self.operands})
 

@@ -89,6 +89,8 @@ class NumericPageTransform(EvidencePageTransform):
         """The numbers where the evidence map finds the answer on ``page`` (and any other
         printing a gold number), then a random ``ratio`` of all (rounded up)."""
         gold = self.gold_numbers(ctx)
+        if page is not None and ctx.evidence().related_only(page):
+            ratio = 0.0  # a page printing operand rows only: those numbers, nothing else
         evidence = ctx.evidence().evidence(page) if page is not None else []
         boxes = [box for mention in evidence for box in mention.boxes]
         answer = [
@@ -122,6 +124,8 @@ class NumericPageTransform(EvidencePageTransform):
         """The words of a text answer on ``page``, and a random ``word_ratio`` of the other
         words on the lines that hold numbers (none of the answer's among them)."""
         answer = self.answer_words(words, numbers, page, ctx)
+        if ctx.evidence().related_only(page):
+            return answer, []
         taken = {id(w) for w in answer}
         others = self.choose_words(words, numbers, self.config["word_ratio"], ctx)
         return answer, [w for w in others if id(w) not in taken]

@@ -10,7 +10,7 @@ import pymupdf
 from ...model import EVIDENCE, Plan, Region
 from ...routing.scoring import VISUAL_CONTENT
 from ..base import EvidencePageTransform, TransformContext
-from ..functional.evidence_edits import seal_evidence
+from ..functional.evidence_edits import seal_evidence, seal_related_page
 from ..functional.page_content import Window, densest_window, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..functional.pixels import coverage, rect_mask
@@ -78,6 +78,8 @@ class RemoveVisualElement(EvidencePageTransform):
     ) -> float:
         content = self.page_content(page, number, ctx)
         emap = ctx.evidence()
+        if emap.related_only(number):
+            return seal_related_page(number, plan, content, emap.evidence(number))
         window = densest_window(
             content,
             self.config["window"],

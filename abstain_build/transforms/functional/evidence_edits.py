@@ -13,7 +13,9 @@ from collections.abc import Iterable, Sequence
 import pymupdf
 
 from ...evidence.statements import TO_REMOVE, Mention
+from ...model import Plan, Region
 from ...textregions.words import Box
+from .page_content import PageContent
 
 #: Padding around a word sealed by its own rectangle (points): takes in anti-aliasing.
 SEAL_PAD = 1.5
@@ -92,3 +94,22 @@ def local_regions(
         else:
             out.append(rect)
     return [(round(r.x0, 2), round(r.y0, 2), round(r.x1, 2), round(r.y1, 2)) for r in out]
+
+
+def seal_related_page(
+    number: int, plan: Plan, content: PageContent, evidence: Iterable[Mention]
+) -> float:
+    """Plan a page edited only for the operand rows it prints (see
+    :meth:`~abstain_build.evidence.map.EvidenceMap.related_only`): a black rectangle over
+    each of their numbers, nothing else. Returns the share of the page's content covered."""
+    rects = seal_evidence([], evidence, content.rect)
+    for rect in rects:
+        plan.edits.regions.append(
+            Region(bbox=rect, kind="mask", page=number, unit="pt", detector="evidence_map")
+        )
+    plan.notes.append(
+        f"page {number}: {len(rects)} rectangle(s) over the numbers of the rows the answer is"
+        " computed from (no evidence page, and it states nothing)"
+    )
+    total = content.mass()
+    return content.mass(rects) / total if total > 0 else 0.0

@@ -10,8 +10,9 @@ from ...evidence.statements import TO_REMOVE
 from ...model import EVIDENCE, PageCrop, Plan, Region
 from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
+from ..functional.evidence_edits import seal_evidence
 from ..functional.page_content import normalised_page
-from ..functional.pdf_edit import blank_page, crop_to_half, page_halves
+from ..functional.pdf_edit import BLACK, blank_page, crop_to_half, page_halves, redact_rects
 from ..params import Param
 from ..registry import register_transform
 
@@ -27,8 +28,9 @@ class HideEvidencePage(DocumentTransform):
         "Blank 50% of the question's evidence pages (at least one; text layer removed too) and"
         " crop each remaining evidence page at its vertical midpoint, dropping the half where"
         " the evidence map finds the answer stated (for an answer printed nowhere, the rows"
-        " it is computed from). Every other page that states the answer or prints those rows"
-        " counts as an evidence page; a page with them in both halves is blanked."
+        " it is computed from). Every other page that states the answer counts as an evidence"
+        " page; a page with it in both halves is blanked. A page that only prints rows the"
+        " answer is computed from gets black rectangles over their numbers."
     )
     params = {
         "hide_fraction": Param(
@@ -46,8 +48,10 @@ class HideEvidencePage(DocumentTransform):
         listed = sorted(set(ctx.sample.evidence_pages))
         if not listed:
             raise NotApplicable("the sample lists no evidence pages")
-        pages = ctx.pages_to_edit()
         emap = ctx.evidence()
+        # Pages that only print operand rows get those numbers masked, not hidden.
+        related = [p for p in ctx.pages_to_edit() if emap.related_only(p)]
+        pages = [p for p in ctx.pages_to_edit() if p not in related]
         document = ctx.inputs.document()
         halves: dict[int, dict[str, pymupdf.Rect]] = {}
         stated: dict[int, set[str]] = {}
@@ -107,6 +111,17 @@ class HideEvidencePage(DocumentTransform):
                 f"page(s) {must} state the answer in both halves: all hidden, more than"
                 f" {self.config['hide_fraction']:.0%} of the pages",
             )
+        for number in related:
+            with normalised_page(document, number) as page:
+                rects = seal_evidence([], emap.evidence(number), page.rect)
+            for rect in rects:
+                plan.edits.regions.append(
+                    Region(bbox=rect, kind="mask", page=number, unit="pt", detector="evidence_map")
+                )
+            plan.notes.append(
+                f"page {number}: {len(rects)} rectangle(s) over the numbers of the rows the"
+                " answer is computed from (no evidence page, and it states nothing)"
+            )
         cropped = len(pages) - len(hidden)
         plan.intensity = 100.0 * (len(hidden) + cropped / 2) / len(pages)
         return plan
@@ -124,6 +139,12 @@ class HideEvidencePage(DocumentTransform):
         return kept, "the answer is not stated on the page; half chosen at random"
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
+        masks: dict[int, list] = {}
+        for region in plan.edits.regions:
+            if region.kind == "mask" and region.page is not None:
+                masks.setdefault(region.page, []).append(region.bbox)
+        for number, rects in masks.items():
+            redact_rects(document[number - 1], rects, fill=BLACK)
         for number in plan.edits.pages_hidden:
             blank_page(document[number - 1])
         for crop in plan.edits.pages_cropped:

@@ -75,6 +75,8 @@ CIRCUIT = "Use nodal analysis on the circuit shown in <image 1> to find the volt
         ),
         ("According to the chart on page 5, who leads the party?", "Visual", "chart"),
         ("What colour is the logo on the cover page?", "Visual", "colour"),
+        # 0e94b4... p8 (shared): a question about the shapes a slide draws
+        ("Which shapes does the slide use to illustrate the closure aspect?", "Visual", "shapes"),
         ("Who is the chief executive officer of the company?", "Extractive", "who is"),
         ("Name the three founders mentioned in the report.", "Extractive", "name the"),
         ("How much did Costco spend on share repurchases in FY2021?", "Temporal", "FY2021"),

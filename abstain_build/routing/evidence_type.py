@@ -116,7 +116,8 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "Visual": (
         r"\b(?:charts?|graphs?|figures?|fig\.|images?|diagrams?|pictures?|photos?"
         r"|photographs?|illustrations?|illustrated|maps?|plots?|logos?|icons?|screenshots?"
-        r"|infographics?|flow\s?charts?|drawings?|colou?rs?|colou?red)\b",
+        r"|infographics?|flow\s?charts?|drawings?|colou?rs?|colou?red|shapes?"
+        r"|illustrat(?:e|es|ing)|depict(?:s|ed|ing)?)\b",
         r"\b(?:red|blue|green|yellow|orange|purple|grey|gray|pink|brown|golden)\b",
     ),
     "Extractive": (

@@ -549,3 +549,19 @@ def test_an_answer_printed_only_rounded_coarser_is_computed_too(tmp_path: Path) 
     assert emap.computed and emap.operands  # its operand rows are evidence as well
     exact = sample(restated_report(tmp_path / "e.pdf"), (2,), QUESTION_TEXT, ANSWER)
     assert not evidence_map(exact, SampleInputs(exact)).computed
+
+
+def test_off_the_listed_pages_an_operand_row_prints_a_phrase_of_the_question() -> None:
+    from abstain_build.evidence.anchors import question_anchors
+    from abstain_build.evidence.operands import reading_operands
+    from abstain_build.evidence.reading import Reading
+
+    anchors = question_anchors(COMPUTED, ["an unrelated page"])
+    lines = [
+        "Gross margin 2,108.4",  # "gross margin" is a phrase of the question
+        "Revenue from licensing grew, and the gross amount fell 12% in the period",
+    ]
+    reading = Reading(7, "text_layer", printed_lines(lines))
+    assert [m.printed for m in reading_operands(reading, anchors, listed=False)] == [lines[0]]
+    # On a listed page two of its words on one row are enough.
+    assert len(reading_operands(reading, anchors, listed=True)) == 2

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from .forms import normalise
 
@@ -72,6 +73,18 @@ class Anchors:
     stems: frozenset[str]
     #: Dropped because the document prints them on most pages.
     ubiquitous: tuple[str, ...] = ()
+    #: Stems of the question's content words that follow each other in it ("stockholder
+    #: equity", "global streaming"), either order: a row printing one names its phrase.
+    pairs: frozenset[tuple[str, str]] = frozenset()
+
+    def phrase_in(self, stems: Sequence[str]) -> bool:
+        """Do ``stems`` (a row's content words, in order) print one of the question's
+        phrases, with at least one word that is not printed everywhere?"""
+        for first, second in pairwise(stems):
+            pair = (first, second) if first <= second else (second, first)
+            if pair in self.pairs and (first in self.stems or second in self.stems):
+                return True
+        return False
 
     @property
     def words(self) -> int:
@@ -116,4 +129,17 @@ def question_anchors(question: str, page_texts: Sequence[str] = ()) -> Anchors:
             if share > UBIQUITOUS:
                 ubiquitous.append(term)
     kept = [t for t in terms if t not in ubiquitous]
-    return Anchors(tuple(kept), frozenset(stem(t) for t in kept), tuple(ubiquitous))
+    ordered = [stem(t) for t in terms]
+    pairs = frozenset((a, b) if a <= b else (b, a) for a, b in pairwise(ordered) if a != b)
+    return Anchors(tuple(kept), frozenset(stem(t) for t in kept), tuple(ubiquitous), pairs)
+
+
+def content_stems(text: str) -> list[str]:
+    """Stems of the content words of ``text`` in order (as :func:`question_terms` keeps
+    them, repeats included)."""
+    out = []
+    for token in normalise(text).split():
+        if token in _STOPWORDS or len(token) < 3 or any(ch.isdigit() for ch in token):
+            continue
+        out.append(stem(token))
+    return out

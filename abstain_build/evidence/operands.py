@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 
 from ..textregions.words import Box, Word
 from ..transforms.functional.numbers import find_numbers, follows_reference_word
-from .anchors import Anchors, stem
+from .anchors import Anchors, content_stems, stem
 from .forms import normalise
 from .reading import OCR_FIGURE, Reading
 from .statements import OPERAND, Mention
@@ -33,6 +33,10 @@ from .statements import OPERAND, Mention
 #: contents (or an index), when such rows are most of its rows that print numbers.
 TOC_ROWS = 5
 TOC_SHARE = 0.6
+#: Off the listed pages a row must print one of the question's phrases ("stockholders'
+#: equity", "global streaming memberships"), or name this many of its anchor words: two
+#: common words of a 10-K question ("change", "return") meet on many lines by chance.
+PROSE_ANCHORS = 3
 #: A row naming only words the document prints everywhere is an operand when it is this
 #: short: a table row's label and values ("College graduate (n=537) 87"), not a sentence.
 TABLE_ROW_WORDS = 8
@@ -142,6 +146,10 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
             continue
         if len(row) > TABLE_ROW_WORDS and not set(named) & anchors.stems:
             continue  # only words printed everywhere, in a sentence or a source line
+        if not listed and len(named) < PROSE_ANCHORS:
+            text = " ".join(w.text for w in row)
+            if not anchors.phrase_in(content_stems(text)):
+                continue  # two common words somewhere on a line of another page
         boxes = tuple(w.bbox for w in quantities)
         whole = _union(w.bbox for w in row)
         out.append(

@@ -417,7 +417,8 @@ def test_a_computed_answers_evidence_is_the_rows_it_is_computed_from(tmp_path: P
     rows = {(m.page, m.printed) for m in emap.operands}
     assert (2, "Net revenue 5,210.3") in rows and (2, "Gross margin 2,108.4") in rows
     assert any(page == 1 and "$5,210.3 million" in text for page, text in rows)  # the overview
-    assert not any("Cost of sales" in text for _, text in rows)  # names none of its terms
+    # Names none of its words, but a gross margin is computed from it (the glossary).
+    assert (2, "Cost of sales 3,101.9") in rows
     assert emap.related == [1] and emap.to_json()["related_pages"] == [1]
     assert emap.target_pages("document") == [1, 2] and emap.target_pages("pages") == [2]
     assert any("what the answer is computed from" in note for note in emap.notes)
@@ -565,3 +566,24 @@ def test_off_the_listed_pages_an_operand_row_prints_a_phrase_of_the_question() -
     assert [m.printed for m in reading_operands(reading, anchors, listed=False)] == [lines[0]]
     # On a listed page two of its words on one row are enough.
     assert len(reading_operands(reading, anchors, listed=True)) == 2
+
+
+def test_a_ratio_question_has_the_line_items_it_is_computed_from() -> None:
+    from abstain_build.evidence.anchors import question_anchors
+    from abstain_build.evidence.operands import reading_operands
+    from abstain_build.evidence.reading import Reading
+
+    # AMAZON_2017_10K p18 prints both operands of a return on assets, and neither names
+    # a word of the question but "assets".
+    question = "what is Amazon's FY2017 return on asset ? round your answer to three decimal"
+    anchors = question_anchors(question, ["an unrelated page"])
+    lines = [
+        "Net income (loss) $ 274 $ (241) $ 596 $ 2,371 $ 3,033",
+        "Total assets $ 39,528 $ 53,618 $ 64,747 $ 83,402 $ 131,310",
+        "Net sales $ 88,988 $ 107,006 $ 135,987 $ 177,866",
+    ]
+    reading = Reading(18, "text_layer", printed_lines(lines))
+    found = reading_operands(reading, anchors, listed=False)
+    assert [m.printed for m in found] == lines[:2]
+    plain = question_anchors("How many employees did Amazon have in FY2017?", ["a page"])
+    assert plain.line_items == ()  # no ratio named: no line items

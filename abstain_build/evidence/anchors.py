@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from .forms import normalise
+from .glossary import operand_phrases
 
 #: Stem length of long words (crude, fast, good enough to find a row label).
 STEM = 6
@@ -76,6 +77,17 @@ class Anchors:
     #: Stems of the question's content words that follow each other in it ("stockholder
     #: equity", "global streaming"), either order: a row printing one names its phrase.
     pairs: frozenset[tuple[str, str]] = frozenset()
+    #: Stems of the line items a ratio the question names is computed from
+    #: (:mod:`.glossary`), each in order ("net income" -> ("net", "income")).
+    line_items: tuple[tuple[str, ...], ...] = ()
+
+    def line_item_in(self, stems: Sequence[str]) -> tuple[str, ...]:
+        """The first line item ``stems`` (a row's words, in order, every word) print, or ()."""
+        for item in self.line_items:
+            width = len(item)
+            if any(tuple(stems[i : i + width]) == item for i in range(len(stems) - width + 1)):
+                return item
+        return ()
 
     def phrase_in(self, stems: Sequence[str]) -> bool:
         """Do ``stems`` (a row's content words, in order) print one of the question's
@@ -131,7 +143,10 @@ def question_anchors(question: str, page_texts: Sequence[str] = ()) -> Anchors:
     kept = [t for t in terms if t not in ubiquitous]
     ordered = [stem(t) for t in terms]
     pairs = frozenset((a, b) if a <= b else (b, a) for a, b in pairwise(ordered) if a != b)
-    return Anchors(tuple(kept), frozenset(stem(t) for t in kept), tuple(ubiquitous), pairs)
+    line_items = tuple(tuple(stems_of(item)) for item in operand_phrases(question))
+    return Anchors(
+        tuple(kept), frozenset(stem(t) for t in kept), tuple(ubiquitous), pairs, line_items
+    )
 
 
 def content_stems(text: str) -> list[str]:

@@ -9,7 +9,9 @@ has only one; a table row on a listed evidence page may name words the document 
 everywhere, as "College graduate" in a report on seniors' use of technology) and prints a
 quantity (an amount, a percent, a multiple; not a year, not a "Table 2" reference). Tables
 of contents are left out: a page number at the end of a line that names the question's
-terms is no operand.
+terms is no operand. A question naming a financial ratio also has the line items it is
+computed from (:mod:`.glossary`: "Net income" and "Total assets" for a return on assets):
+a row printing one of them with a number is an operand row on any page.
 
 An operand is a :class:`~.statements.Mention` with status :data:`OPERAND`: its ``boxes``
 are the quantities it prints (what a removal must take away), its ``row`` the whole row.
@@ -24,7 +26,7 @@ from collections.abc import Iterable, Sequence
 
 from ..textregions.words import Box, Word
 from ..transforms.functional.numbers import find_numbers, follows_reference_word
-from .anchors import Anchors, content_stems, stem
+from .anchors import Anchors, content_stems, stem, stems_of
 from .forms import normalise
 from .reading import OCR_FIGURE, Reading
 from .statements import OPERAND, Mention
@@ -124,10 +126,25 @@ def _named(anchors: Anchors, stems: set[str], topic: bool) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _operand_words(
+    anchors: Anchors, row: Sequence[Word], sequence: Sequence[str], listed: bool
+) -> tuple[str, ...]:
+    """The anchor words that make ``row`` an operand row, or () when it is none."""
+    needed = 2 if anchors.words >= 2 else 1
+    stems = {stem(t) for w in row for t in normalise(w.text).split()}
+    named = _named(anchors, stems, topic=listed)
+    if len(named) < needed:
+        return ()
+    if len(row) > TABLE_ROW_WORDS and not set(named) & anchors.stems:
+        return ()  # only words printed everywhere, in a sentence or a source line
+    if not listed and len(named) < PROSE_ANCHORS and not anchors.phrase_in(sequence):
+        return ()  # two common words somewhere on a line of another page
+    return named
+
+
 def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[Mention]:
     """The operand rows one reading prints (see the module doc)."""
-    needed = 2 if anchors.words >= 2 else 1
-    if anchors.words == 0 or not reading.words:
+    if (anchors.words == 0 and not anchors.line_items) or not reading.words:
         return []
     rows = []
     for row in printed_rows(reading.words):
@@ -140,16 +157,12 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
     for row, quantities in rows:
         if contents and _page_reference(row, quantities):
             continue
-        stems = {stem(t) for w in row for t in normalise(w.text).split()}
-        named = _named(anchors, stems, topic=listed)
-        if len(named) < needed:
+        text = " ".join(w.text for w in row)
+        named = anchors.line_item_in(stems_of(text)) or _operand_words(
+            anchors, row, content_stems(text), listed
+        )
+        if not named:
             continue
-        if len(row) > TABLE_ROW_WORDS and not set(named) & anchors.stems:
-            continue  # only words printed everywhere, in a sentence or a source line
-        if not listed and len(named) < PROSE_ANCHORS:
-            text = " ".join(w.text for w in row)
-            if not anchors.phrase_in(content_stems(text)):
-                continue  # two common words somewhere on a line of another page
         boxes = tuple(w.bbox for w in quantities)
         whole = _union(w.bbox for w in row)
         out.append(

@@ -581,6 +581,7 @@ def test_a_ratio_question_has_the_line_items_it_is_computed_from() -> None:
         "Net income (loss) $ 274 $ (241) $ 596 $ 2,371 $ 3,033",
         "Total assets $ 39,528 $ 53,618 $ 64,747 $ 83,402 $ 131,310",
         "Net sales $ 88,988 $ 107,006 $ 135,987 $ 177,866",
+        "Net income 5 Hl",  # OCR of a sealed row: the edge of a black box read as a digit
     ]
     reading = Reading(18, "text_layer", printed_lines(lines))
     found = reading_operands(reading, anchors, listed=False)

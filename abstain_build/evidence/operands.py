@@ -72,7 +72,9 @@ def _quantities(row: Sequence[Word]) -> list[Word]:
     tokens = [
         t
         for t in tokens
-        if not follows_reference_word(text, t) and not (t.start == 0 and _MARKER.match(t.text))
+        if not follows_reference_word(text, t)
+        and not (t.start == 0 and _MARKER.match(t.text))
+        and _worth_reading(t.text)
     ]
     if not tokens:
         return []
@@ -85,6 +87,13 @@ def _quantities(row: Sequence[Word]) -> list[Word]:
         ):
             out.append(word)
     return out
+
+
+def _worth_reading(token: str) -> bool:
+    """A quantity an operand is printed as: two digits or more, or a decimal or percent.
+    A lone digit is a step or list number, or what OCR makes of the edge of a black box
+    over a sealed figure ("Net income 5 Hl")."""
+    return sum(ch.isdigit() for ch in token) >= 2 or bool(re.search(r"\d[.,]\d|%", token))
 
 
 def _page_reference(row: Sequence[Word], quantities: Sequence[Word]) -> bool:

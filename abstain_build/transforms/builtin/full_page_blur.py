@@ -10,8 +10,9 @@ import pymupdf
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
 from ..functional.blur import blur_params, blur_strength, radius_px
+from ..functional.evidence_edits import seal_related_page
 from ..functional.page_content import rect_tuple
-from ..functional.pdf_edit import blur_page
+from ..functional.pdf_edit import BLACK, blur_page, redact_rects
 from ..params import Param
 from ..registry import register_transform
 
@@ -26,7 +27,9 @@ class FullPageBlur(EvidencePageTransform):
     description = (
         "Terminal fallback: each evidence page is rendered, emptied (text layer, images,"
         " drawings, links and annotations removed) and replaced by a Gaussian blur of its"
-        " rendering, radius 25 px at 144 dpi. Works on any page, blank ones included."
+        " rendering, radius 25 px at 144 dpi. Works on any page, blank ones included. A"
+        " page that only prints rows the answer is computed from gets black rectangles over"
+        " their numbers instead."
     )
     params = {
         "radius": Param(
@@ -47,6 +50,9 @@ class FullPageBlur(EvidencePageTransform):
         # The region is the document's own page.rect, the visible page, as it has always
         # been recorded. It is the normalised page's rect except on a rotated page with a
         # crop box, whose crop box PyMuPDF's remove_rotation() drops.
+        if ctx.evidence().related_only(number):
+            content = self.page_content(page, number, ctx)
+            return seal_related_page(number, plan, content, ctx.evidence().evidence(number))
         rect = ctx.inputs.document()[number - 1].rect
         plan.edits.regions.append(
             Region(
@@ -65,7 +71,7 @@ class FullPageBlur(EvidencePageTransform):
 
     def plan(self, ctx: TransformContext) -> Plan:
         plan = super().plan(ctx)
-        pages = [region.page for region in plan.edits.regions]  # one region per page
+        pages = [r.page for r in plan.edits.regions if r.kind == "blur"]  # one per page
         dpi = plan.params["dpi"]
         plan.notes.append(
             f"blurred page(s) {pages} whole: radius {radius_px(self.config['radius'], dpi):.1f}"
@@ -74,6 +80,8 @@ class FullPageBlur(EvidencePageTransform):
         return plan
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
+        for number, masks in self.page_regions(plan, "mask").items():
+            redact_rects(document[number - 1], [mask.bbox for mask in masks], fill=BLACK)
         for region in plan.edits.regions:
             if region.kind == "blur" and region.page is not None:
                 blur_page(document[region.page - 1], plan.params["radius_px"], plan.params["dpi"])

@@ -263,9 +263,17 @@ class EvidencePageTransform(DocumentTransform):
             raise NotApplicable("the sample lists no evidence pages")
         plan = Plan(params=self.plan_params(ctx))
         extra = [p for p in pages if p not in ctx.sample.evidence_pages]
-        if extra:
+        emap = ctx.evidence() if extra else None
+        stating = [p for p in extra if emap is not None and not emap.related_only(p)]
+        operands = [p for p in extra if p not in stating]
+        if stating:
             plan.notes.append(
-                f"page(s) {extra} also state the answer: edited like the evidence pages"
+                f"page(s) {stating} also state the answer: edited like the evidence pages"
+            )
+        if operands:
+            plan.notes.append(
+                f"page(s) {operands} print rows the answer is computed from: their numbers"
+                " are taken away"
             )
         document = ctx.inputs.document()
         shares: list[float] = []

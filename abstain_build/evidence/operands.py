@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from ..textregions.words import Box, Word
+from ..textregions.words import Word, union_box
 from ..transforms.functional.numbers import find_numbers, follows_reference_word
 from .anchors import Anchors, content_stems, stem, stems_of
 from .forms import normalise
@@ -105,16 +105,6 @@ def _page_reference(row: Sequence[Word], quantities: Sequence[Word]) -> bool:
     )
 
 
-def _union(boxes: Iterable[Box]) -> Box:
-    boxes = list(boxes)
-    return (
-        min(b[0] for b in boxes),
-        min(b[1] for b in boxes),
-        max(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-    )
-
-
 #: A printed word this long or longer that begins an anchor names it ("grad" in a table
 #: row for "graduate" in the question, "Dec" for "December").
 MIN_PREFIX = 3
@@ -173,7 +163,7 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
         if not named:
             continue
         boxes = tuple(w.bbox for w in quantities)
-        whole = _union(w.bbox for w in row)
+        whole = union_box(w.bbox for w in row)
         out.append(
             Mention(
                 page=reading.page,
@@ -185,7 +175,7 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
                 unique=False,
                 anchors=named,
                 topic=(),
-                span=_union(boxes),
+                span=union_box(boxes),
                 boxes=boxes,
                 row=whole,
                 sentence=whole,

@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from ..textregions.words import Box, Word
+from ..textregions.words import Box, Word, union_box
 from .anchors import Anchors, stem
 from .forms import FormMatch, GoldItem, find_forms, normalise
 from .reading import OCR_FIGURE, Reading
@@ -132,15 +132,6 @@ class Mention:
         }
 
 
-def _union(boxes: Sequence[Box]) -> Box:
-    return (
-        min(b[0] for b in boxes),
-        min(b[1] for b in boxes),
-        max(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-    )
-
-
 def _row(words: Sequence[Word], span: Box) -> list[int]:
     """Words whose vertical centre lies within the span's height: its printed row."""
     top, bottom = span[1], span[3]
@@ -189,7 +180,7 @@ def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors)
     out: list[Mention] = []
     single_digit = {i.text: i.kind == "number" and i.digits < 2 for i in items}
     for match in matches:
-        span = _union([words[i].bbox for i in range(match.first, match.last + 1)])
+        span = union_box([words[i].bbox for i in range(match.first, match.last + 1)])
         row = _row(words, span)
         sentence = _sentence(words, match.first, match.last)
         near = set(range(max(0, match.first - WINDOW), min(len(words), match.last + WINDOW + 1)))
@@ -214,8 +205,8 @@ def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors)
                 topic=topic,
                 span=span,
                 boxes=tuple(words[i].bbox for i in range(match.first, match.last + 1)),
-                row=_union([words[i].bbox for i in row]) if row else span,
-                sentence=_union([words[i].bbox for i in sentence]),
+                row=union_box([words[i].bbox for i in row]) if row else span,
+                sentence=union_box([words[i].bbox for i in sentence]),
                 figure=reading.region if reading.channel == OCR_FIGURE else None,
                 tight=tight,
             )

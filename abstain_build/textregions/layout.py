@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .words import Box, Word
+from .words import Box, Word, union_box
 
 ROLES = ("title", "axis_label", "legend", "caption", "body")
 LABEL_ROLES = ("title", "axis_label", "legend", "caption")
@@ -45,7 +45,7 @@ class TextLine:
 
     @property
     def bbox(self) -> Box:
-        return _union(w.bbox for w in self.words)
+        return union_box(w.bbox for w in self.words)
 
     @property
     def text(self) -> str:
@@ -67,16 +67,6 @@ class TextRegion:
     text: str
     detector: str  # "ocr", "text_layer" or "fallback"
     words: list[Word] = field(default_factory=list)
-
-
-def _union(boxes) -> Box:
-    boxes = list(boxes)
-    return (
-        min(b[0] for b in boxes),
-        min(b[1] for b in boxes),
-        max(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-    )
 
 
 def _is_vertical(word: Word) -> bool:

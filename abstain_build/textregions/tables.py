@@ -39,7 +39,7 @@ from functools import cached_property
 import pymupdf
 
 from ..transforms.functional.numbers import find_numbers
-from .words import Box, Word
+from .words import Box, Word, union_box
 
 DETECTORS = ("pymupdf", "word_grid")
 
@@ -327,16 +327,6 @@ def _mostly_vertical(words: Sequence[Word]) -> bool:
     return bool(long_words) and tall > len(long_words) / 2
 
 
-def _union(boxes: Iterable[Box]) -> Box:
-    boxes = list(boxes)
-    return (
-        min(b[0] for b in boxes),
-        min(b[1] for b in boxes),
-        max(b[2] for b in boxes),
-        max(b[3] for b in boxes),
-    )
-
-
 def _centre_in(point_box: Box, box: Box) -> bool:
     cx, cy = (point_box[0] + point_box[2]) / 2, (point_box[1] + point_box[3]) / 2
     return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
@@ -381,7 +371,7 @@ def _map_table(table: Table, matrix: pymupdf.Matrix) -> Table:
 
 def _cell(words: Sequence[Word], bbox: Box | None = None) -> TableCell:
     ordered = tuple(sorted(words, key=lambda w: (w.bbox[0], w.bbox[1])))
-    box = bbox if bbox is not None else _union(w.bbox for w in ordered)
+    box = bbox if bbox is not None else union_box(w.bbox for w in ordered)
     return TableCell(box, " ".join(w.text for w in ordered), ordered)
 
 
@@ -529,7 +519,7 @@ class _Phrase:
 
     @cached_property
     def bbox(self) -> Box:
-        return _union(w.bbox for w in self.words)
+        return union_box(w.bbox for w in self.words)
 
     @cached_property
     def text(self) -> str:
@@ -547,7 +537,7 @@ class _Line:
 
     @property
     def bbox(self) -> Box:
-        return _union(p.bbox for p in self.phrases)
+        return union_box(p.bbox for p in self.phrases)
 
     @property
     def numeric(self) -> bool:
@@ -1088,14 +1078,14 @@ def _checked_table(
 
 
 def _build_table(cells: tuple[tuple[TableCell | None, ...], ...]) -> Table:
-    x0, y0, x1, y1 = _union(c.bbox for row in cells for c in row if c is not None)
+    x0, y0, x1, y1 = union_box(c.bbox for row in cells for c in row if c is not None)
     rows = []
     for row in cells:
-        _, top, _, bottom = _union(c.bbox for c in row if c is not None)
+        _, top, _, bottom = union_box(c.bbox for c in row if c is not None)
         rows.append((x0, top, x1, bottom))
     columns = []
     for j in range(len(cells[0])):
-        left, _, right, _ = _union(row[j].bbox for row in cells if row[j] is not None)
+        left, _, right, _ = union_box(row[j].bbox for row in cells if row[j] is not None)
         columns.append((left, y0, right, y1))
     return Table(
         bbox=(x0, y0, x1, y1),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1
@@ -47,3 +48,14 @@ class Word:
             self.line,
             self.source,
         )
+
+
+def union_box(boxes: Iterable[Box]) -> Box:
+    """The smallest box holding every box of ``boxes`` (at least one)."""
+    boxes = list(boxes)
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )

@@ -98,7 +98,9 @@ class DenseMask(EvidencePageTransform):
     ) -> float:
         content = self.page_content(page, number, ctx)
         if ctx.evidence().related_only(number):
-            return seal_related_page(number, plan, content, ctx.evidence().evidence(number))
+            return seal_related_page(
+                number, plan, content.rect, ctx.evidence().evidence(number), content
+            )
         grid = content.grid
         density = content.density
         cells = content.content_cells()

@@ -52,7 +52,9 @@ class FullPageBlur(EvidencePageTransform):
         # crop box, whose crop box PyMuPDF's remove_rotation() drops.
         if ctx.evidence().related_only(number):
             content = self.page_content(page, number, ctx)
-            return seal_related_page(number, plan, content, ctx.evidence().evidence(number))
+            return seal_related_page(
+                number, plan, content.rect, ctx.evidence().evidence(number), content
+            )
         rect = ctx.inputs.document()[number - 1].rect
         plan.edits.regions.append(
             Region(

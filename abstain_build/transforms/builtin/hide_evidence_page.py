@@ -10,7 +10,7 @@ from ...evidence.statements import TO_REMOVE
 from ...model import EVIDENCE, PageCrop, Plan, Region
 from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
-from ..functional.evidence_edits import seal_evidence
+from ..functional.evidence_edits import seal_related_page
 from ..functional.page_content import normalised_page
 from ..functional.pdf_edit import BLACK, blank_page, crop_to_half, page_halves, redact_rects
 from ..params import Param
@@ -113,15 +113,7 @@ class HideEvidencePage(DocumentTransform):
             )
         for number in related:
             with normalised_page(document, number) as page:
-                rects = seal_evidence([], emap.evidence(number), page.rect)
-            for rect in rects:
-                plan.edits.regions.append(
-                    Region(bbox=rect, kind="mask", page=number, unit="pt", detector="evidence_map")
-                )
-            plan.notes.append(
-                f"page {number}: {len(rects)} rectangle(s) over the numbers of the rows the"
-                " answer is computed from (no evidence page, and it states nothing)"
-            )
+                seal_related_page(number, plan, page.rect, emap.evidence(number))
         cropped = len(pages) - len(hidden)
         plan.intensity = 100.0 * (len(hidden) + cropped / 2) / len(pages)
         return plan

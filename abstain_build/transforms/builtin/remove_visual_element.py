@@ -79,7 +79,7 @@ class RemoveVisualElement(EvidencePageTransform):
         content = self.page_content(page, number, ctx)
         emap = ctx.evidence()
         if emap.related_only(number):
-            return seal_related_page(number, plan, content, emap.evidence(number))
+            return seal_related_page(number, plan, content.rect, emap.evidence(number), content)
         window = densest_window(
             content,
             self.config["window"],

@@ -97,12 +97,17 @@ def local_regions(
 
 
 def seal_related_page(
-    number: int, plan: Plan, content: PageContent, evidence: Iterable[Mention]
+    number: int,
+    plan: Plan,
+    page_rect: pymupdf.Rect,
+    evidence: Iterable[Mention],
+    content: PageContent | None = None,
 ) -> float:
     """Plan a page edited only for the operand rows it prints (see
     :meth:`~abstain_build.evidence.map.EvidenceMap.related_only`): a black rectangle over
-    each of their numbers, nothing else. Returns the share of the page's content covered."""
-    rects = seal_evidence([], evidence, content.rect)
+    each of their numbers, nothing else. Returns the share of the page's content covered
+    (0 without ``content``)."""
+    rects = seal_evidence([], evidence, page_rect)
     for rect in rects:
         plan.edits.regions.append(
             Region(bbox=rect, kind="mask", page=number, unit="pt", detector="evidence_map")
@@ -111,5 +116,7 @@ def seal_related_page(
         f"page {number}: {len(rects)} rectangle(s) over the numbers of the rows the answer is"
         " computed from (no evidence page, and it states nothing)"
     )
+    if content is None:
+        return 0.0
     total = content.mass()
     return content.mass(rects) / total if total > 0 else 0.0

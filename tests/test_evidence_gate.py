@@ -484,6 +484,7 @@ def test_a_table_of_contents_line_is_no_operand() -> None:
     from abstain_build.evidence.reading import Reading
 
     lines = [f"Net revenue by segment, part {i} .......... {10 + i}" for i in range(6)]
+    lines.append("Net revenue and gross margin as of December 31, 2015")  # a date, no value
     lines.append("Net revenue and gross margin were 5,210.3 and 2,108.4")
     words = printed_lines(lines)
     anchors = question_anchors(COMPUTED, ["an unrelated page"])

@@ -17,7 +17,8 @@ from ...model import Plan, Region
 from ...textregions.words import Box
 from .page_content import PageContent
 
-#: Padding around a word sealed by its own rectangle (points): takes in anti-aliasing.
+#: Padding left and right of a word sealed by its own rectangle (points): takes in
+#: anti-aliasing.
 SEAL_PAD = 1.5
 #: Sample points across a word's box (x, y) when checking it is covered.
 _SAMPLES = (5, 3)
@@ -38,7 +39,10 @@ def covered(box: Box, rects: Sequence[Iterable[float]]) -> bool:
 
 
 def _clip(box: Box, page_rect: pymupdf.Rect, pad: float) -> Box | None:
-    rect = pymupdf.Rect(box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad) & page_rect
+    # Padded sideways only: a line's word boxes touch the next line's, and a redaction
+    # takes every character its rectangle overlaps ("2015-03" on the line above lost
+    # its middle to a padded seal and read "20 3").
+    rect = pymupdf.Rect(box[0] - pad, box[1], box[2] + pad, box[3]) & page_rect
     if rect.is_empty:
         return None
     return (round(rect.x0, 2), round(rect.y0, 2), round(rect.x1, 2), round(rect.y1, 2))

@@ -37,7 +37,6 @@ from .operands import page_operands
 from .policy import ATTRIBUTE, QUESTION
 from .reading import (
     OCR,
-    OCR_FIGURE,
     TEXT_LAYER,
     PageReadings,
     Reading,
@@ -211,21 +210,12 @@ def find_leaks(
                 )
                 mentions = [m for m in mentions if m.status == STATEMENT]
             if emap.computed and emap.operands:
-                mentions += page_operands(operand_readings(page), emap.anchors, number in listed)
+                mentions += page_operands(page, emap.anchors, number in listed)
         if policy == ATTRIBUTE and allowed:
             keep = allowed.get(number, ())
             mentions = [m for m in mentions if not _inside(m.span, keep)]
         found.extend(mentions)
     return found
-
-
-def operand_readings(page: PageReadings) -> list[Reading]:
-    """The readings operand rows are looked for in, as the map looked: a text page's text
-    layer and the charts on it (OCR of its whole render groups two columns and a sealed
-    box's edges into rows of their own), every reading of an image-only page."""
-    if not page.has_text_layer:
-        return list(page.readings)
-    return [r for r in page.readings if r.channel in (TEXT_LAYER, OCR_FIGURE)]
 
 
 def region_kinds(record: Mapping[str, Any]) -> dict[int, set[str]]:

@@ -91,11 +91,15 @@ class EvidenceMap:
         operand rows are evidence too."""
         return all(m.form == "coarser" for m in self.statements())
 
+    def evidence_pages(self) -> set[int]:
+        """The listed pages and the pages printing a listed page's number."""
+        return set(self.listed) | {int(p) for p in self.printed}
+
     @property
     def related(self) -> list[int]:
         """Pages outside the evidence pages that print operand rows."""
-        listed = set(self.listed) | {int(p) for p in self.printed}
-        return sorted({m.page for m in self.operands if m.page not in listed})
+        evidence = self.evidence_pages()
+        return sorted({m.page for m in self.operands if m.page not in evidence})
 
     def evidence_anywhere(self) -> bool:
         """Does any page state, offer or compute the answer (a statement, a candidate, an
@@ -106,9 +110,8 @@ class EvidenceMap:
         """Is ``page`` edited only for the operand rows it prints (not a listed page, no
         statement)? Such a page gets its rows taken away and nothing else: the rows are
         found by a heuristic, and the rest of the page is no evidence."""
-        listed = set(self.listed) | {int(p) for p in self.printed}
         return (
-            page not in listed
+            page not in self.evidence_pages()
             and not self.statements([page])
             and any(m.page == page for m in self.operands)
         )
@@ -237,7 +240,7 @@ def build_map(
 def _add_operands(emap: EvidenceMap, readings: dict[int, PageReadings], listed: set[int]) -> None:
     """The operand rows of an answer printed nowhere, on every page, and a note."""
     for number, page in sorted(readings.items()):
-        emap.operands += page_operands(page.readings, emap.anchors, number in listed)
+        emap.operands += page_operands(page, emap.anchors, number in listed)
     if emap.operands:
         pages = emap.operand_pages()
         emap.notes.append(

@@ -22,13 +22,13 @@ an evidence-removal attempt that leaves one readable.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ..textregions.words import Word, union_box
 from ..transforms.functional.numbers import find_numbers, follows_reference_word
 from .anchors import Anchors, content_stems, stem, stems_of
 from .forms import normalise
-from .reading import OCR_FIGURE, Reading
+from .reading import OCR_FIGURE, TEXT_LAYER, PageReadings, Reading
 from .statements import OPERAND, Mention
 
 #: A reading with at least this many rows ending in a bare page number is a table of
@@ -194,6 +194,11 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
     return out
 
 
-def page_operands(readings: Iterable[Reading], anchors: Anchors, listed: bool) -> list[Mention]:
-    """Every operand row of one page, through all its readings."""
+def page_operands(page: PageReadings, anchors: Anchors, listed: bool) -> list[Mention]:
+    """Every operand row of one page: in a text page's text layer and the charts on it
+    (OCR of its whole render groups two columns, and a sealed box's edges, into rows of
+    their own), in every reading of an image-only page."""
+    readings = page.readings
+    if page.has_text_layer:
+        readings = [r for r in readings if r.channel in (TEXT_LAYER, OCR_FIGURE)]
     return [m for reading in readings for m in reading_operands(reading, anchors, listed)]

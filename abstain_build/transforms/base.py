@@ -24,6 +24,7 @@ from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.policy import QUESTION, REMOVE
 from ..model import FAMILIES, Edits, Plan, Region, Sample
 from ..textregions.pages import PageWords, page_words
+from .functional.evidence_edits import seal_related_page
 from .functional.page_content import PageContent, analyse_page, normalised_page
 from .params import Param, resolve_params
 
@@ -234,6 +235,10 @@ class EvidencePageTransform(DocumentTransform):
 
     #: Edit every page that states the answer, not only the listed ones.
     edits_statement_pages: ClassVar[bool] = True
+    #: A page edited only for the operand rows it prints gets black rectangles over their
+    #: numbers (:func:`.functional.evidence_edits.seal_related_page`) instead of
+    #: :meth:`plan_page`; transforms that edit it their own way (erase, blur) say False.
+    seals_related_pages: ClassVar[bool] = False
 
     def pages(self, ctx: TransformContext) -> list[int]:
         """The pages :meth:`plan` hands to :meth:`plan_page`."""
@@ -279,7 +284,12 @@ class EvidencePageTransform(DocumentTransform):
         shares: list[float] = []
         for number in pages:
             with normalised_page(document, number) as page:
-                shares.append(self.plan_page(page, number, plan, ctx))
+                if self.seals_related_pages and emap is not None and emap.related_only(number):
+                    content = self.page_content(page, number, ctx)
+                    evidence = emap.evidence(number)
+                    shares.append(seal_related_page(number, plan, page.rect, evidence, content))
+                else:
+                    shares.append(self.plan_page(page, number, plan, ctx))
         plan.intensity = self.plan_intensity(shares)
         return plan
 

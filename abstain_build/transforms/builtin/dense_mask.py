@@ -9,7 +9,7 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
-from ..functional.evidence_edits import seal_evidence, seal_related_page
+from ..functional.evidence_edits import seal_evidence
 from ..functional.page_content import DETECTORS, inflate, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..params import Param
@@ -71,6 +71,7 @@ class DenseMask(EvidencePageTransform):
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"
+    seals_related_pages = True
     terminal_fallback = True
     description = (
         "Terminal fallback: on each evidence page, black masks over the cells of the content"
@@ -97,10 +98,6 @@ class DenseMask(EvidencePageTransform):
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
     ) -> float:
         content = self.page_content(page, number, ctx)
-        if ctx.evidence().related_only(number):
-            return seal_related_page(
-                number, plan, content.rect, ctx.evidence().evidence(number), content
-            )
         grid = content.grid
         density = content.density
         cells = content.content_cells()

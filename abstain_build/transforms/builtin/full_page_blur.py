@@ -10,7 +10,6 @@ import pymupdf
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
 from ..functional.blur import blur_params, blur_strength, radius_px
-from ..functional.evidence_edits import seal_related_page
 from ..functional.page_content import rect_tuple
 from ..functional.pdf_edit import BLACK, blur_page, redact_rects
 from ..params import Param
@@ -23,6 +22,7 @@ class FullPageBlur(EvidencePageTransform):
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"
+    seals_related_pages = True
     terminal_fallback = True
     description = (
         "Terminal fallback: each evidence page is rendered, emptied (text layer, images,"
@@ -50,11 +50,6 @@ class FullPageBlur(EvidencePageTransform):
         # The region is the document's own page.rect, the visible page, as it has always
         # been recorded. It is the normalised page's rect except on a rotated page with a
         # crop box, whose crop box PyMuPDF's remove_rotation() drops.
-        if ctx.evidence().related_only(number):
-            content = self.page_content(page, number, ctx)
-            return seal_related_page(
-                number, plan, content.rect, ctx.evidence().evidence(number), content
-            )
         rect = ctx.inputs.document()[number - 1].rect
         plan.edits.regions.append(
             Region(

@@ -50,8 +50,9 @@ class HideEvidencePage(DocumentTransform):
             raise NotApplicable("the sample lists no evidence pages")
         emap = ctx.evidence()
         # Pages that only print operand rows get those numbers masked, not hidden.
-        related = [p for p in ctx.pages_to_edit() if emap.related_only(p)]
-        pages = [p for p in ctx.pages_to_edit() if p not in related]
+        to_edit = ctx.pages_to_edit()
+        related = [p for p in to_edit if emap.related_only(p)]
+        pages = [p for p in to_edit if p not in related]
         document = ctx.inputs.document()
         halves: dict[int, dict[str, pymupdf.Rect]] = {}
         stated: dict[int, set[str]] = {}

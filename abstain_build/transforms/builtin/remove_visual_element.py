@@ -10,7 +10,7 @@ import pymupdf
 from ...model import EVIDENCE, Plan, Region
 from ...routing.scoring import VISUAL_CONTENT
 from ..base import EvidencePageTransform, TransformContext
-from ..functional.evidence_edits import seal_evidence, seal_related_page
+from ..functional.evidence_edits import seal_evidence
 from ..functional.page_content import Window, densest_window, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..functional.pixels import coverage, rect_mask
@@ -28,6 +28,7 @@ class RemoveVisualElement(EvidencePageTransform):
     constraints = (VISUAL_CONTENT,)
     axis = EVIDENCE
     target = "document"
+    seals_related_pages = True
     description = (
         "On each evidence page (and every other page that states the answer), find the"
         " window (45% of the page's width and height) holding the evidence map's places"
@@ -78,8 +79,6 @@ class RemoveVisualElement(EvidencePageTransform):
     ) -> float:
         content = self.page_content(page, number, ctx)
         emap = ctx.evidence()
-        if emap.related_only(number):
-            return seal_related_page(number, plan, content.rect, emap.evidence(number), content)
         window = densest_window(
             content,
             self.config["window"],

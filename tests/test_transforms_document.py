@@ -565,3 +565,75 @@ def test_every_page_transform_takes_a_blank_page(docs: dict[str, Path], name: st
     assert output.record.edits.regions, "even on a blank page the edit is recorded"
     with pymupdf.open(stream=output.pdf, filetype="pdf") as document:
         assert document.page_count == 1
+
+
+def _vertices_under_one(drawing: dict, masks: list[pymupdf.Rect]) -> list[pymupdf.Point]:
+    """Path vertices strictly inside a mask, of a path no mask holds whole."""
+    box = pymupdf.Rect(drawing["rect"])
+    if any(box in mask for mask in masks):
+        return []
+    out = []
+    for item in drawing["items"]:
+        points = [v for v in item[1:] if isinstance(v, pymupdf.Point)]
+        points += [c for v in item[1:] if isinstance(v, pymupdf.Rect) for c in (v.tl, v.br)]
+        out += [p for p in points for m in masks if grow(m, -1).contains(p)]
+    return out
+
+
+def _vertices_under(page: pymupdf.Page, masks: list[pymupdf.Rect]) -> list[pymupdf.Point]:
+    return [p for drawing in page.get_drawings() for p in _vertices_under_one(drawing, masks)]
+
+
+def grey(page: pymupdf.Page) -> np.ndarray:
+    pix = page.get_pixmap(dpi=72, colorspace=pymupdf.csGRAY, alpha=False)
+    return np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width).astype(float)
+
+
+def test_no_chart_geometry_survives_under_a_black_box() -> None:
+    """A bar whose top lies under a box, or a line's points, would give the values away
+    to anyone reading the PDF; outside the box the page looks as before."""
+    from abstain_build.transforms.functional.pdf_edit import redact_rects
+
+    def chart() -> pymupdf.Document:
+        document = pymupdf.open()
+        page = document.new_page(width=400, height=300)
+        for i, height in enumerate((120, 180, 90, 150)):
+            page.draw_rect(
+                pymupdf.Rect(60 + 60 * i, 250 - height, 100 + 60 * i, 250), fill=(0.2, 0.4, 0.8)
+            )
+        page.draw_polyline(
+            [(80, 100), (140, 60), (200, 120), (260, 80)], color=(0.9, 0.1, 0.1), width=2
+        )
+        page.draw_line((40, 250), (360, 250), color=(0, 0, 0))
+        page.insert_text((60, 280), "Bars by quarter", fontsize=11)
+        return document
+
+    mask = pymupdf.Rect(50, 40, 290, 150)
+    kept = chart()
+    assert _vertices_under(kept[0], [mask]), "the chart has geometry under the box"
+    redact_rects(kept[0], [mask])
+    assert _vertices_under(kept[0], [mask]) == []
+    assert "Bars by quarter" in kept[0].get_text()
+    before = np.asarray(
+        Image.open(io.BytesIO(chart()[0].get_pixmap(dpi=72).tobytes("png"))).convert("L"),
+        dtype=float,
+    )
+    after = np.asarray(
+        Image.open(io.BytesIO(kept[0].get_pixmap(dpi=72).tobytes("png"))).convert("L"), dtype=float
+    )
+    outside = np.ones(before.shape, dtype=bool)
+    outside[40:150, 50:290] = False
+    assert np.abs(after - before)[outside].mean() < 2.0, "the page looks the same outside the box"
+    assert after[45:145, 55:285].max() < 50, "the box is black"
+
+
+def test_remove_visual_element_leaves_no_chart_geometry_under_its_masks(
+    docs: dict[str, Path],
+) -> None:
+    output = run("remove_visual_element", doc_sample(docs["chart"], (1,)))
+    masks = [pymupdf.Rect(mask.bbox) for mask in regions(output, 1, "mask")]
+    with open_pdf(output.pdf, "out") as document:
+        page = document[0]
+        drawn = [d for d in page.get_drawings() if d.get("fill") != (0.0, 0.0, 0.0)]  # not a mask
+        leaks = [d for d in drawn if _vertices_under_one(d, masks)]
+        assert [(d["rect"], d.get("fill")) for d in leaks] == []

@@ -89,6 +89,99 @@ def _drop_annotations_over(page: pymupdf.Page, rects: list[pymupdf.Rect]) -> Non
             page.delete_annot(annot)
 
 
+FLATTEN_DPI = 216
+
+
+def _path_vertices(drawing: dict) -> list[pymupdf.Point]:
+    """Every point a drawing's path visits (line ends, curve points, rectangle corners)."""
+    points: list[pymupdf.Point] = []
+    for item in drawing["items"]:
+        for value in item[1:]:
+            if isinstance(value, pymupdf.Point):
+                points.append(value)
+            elif isinstance(value, pymupdf.Rect):
+                points += [value.tl, value.tr, value.bl, value.br]
+            elif isinstance(value, pymupdf.Quad):
+                points += [value.ul, value.ur, value.ll, value.lr]
+    return points
+
+
+def _strictly_inside(point: pymupdf.Point, rect: pymupdf.Rect, margin: float = 0.5) -> bool:
+    return (
+        rect.x0 + margin < point.x < rect.x1 - margin
+        and rect.y0 + margin < point.y < rect.y1 - margin
+    )
+
+
+def _is_blank_fill(drawing: dict) -> bool:
+    """A white fill without a stroke: a background that tells nothing about what it lies under."""
+    fill = drawing.get("fill")
+    return drawing.get("color") is None and fill is not None and min(fill) >= 0.99
+
+
+def paths_hidden_under(page: pymupdf.Page, rects: Sequence[pymupdf.Rect]) -> list[pymupdf.Rect]:
+    """Boxes of the vector paths that would keep geometry under ``rects`` after a redaction.
+
+    A redaction removes a path only when a rectangle covers it whole. A path that crosses
+    a rectangle keeps its coordinates in the content stream: a bar whose top lies under a
+    black box, or a line chart's points, still give the values to anyone reading the PDF.
+    A path counts when one of its vertices lies inside a rectangle and it is not inside
+    one whole; a rule that merely crosses a box (both ends outside) tells nothing new.
+    """
+    hidden = []
+    for drawing in page.get_drawings():
+        box = pymupdf.Rect(drawing["rect"])
+        if _is_blank_fill(drawing) or any(box in rect for rect in rects):
+            continue
+        vertices = _path_vertices(drawing)
+        if any(_strictly_inside(point, rect) for point in vertices for rect in rects):
+            # Padded by the stroke, so the region covers the path as drawn (a redaction
+            # removes a path only when it covers the whole of it).
+            pad = (drawing.get("width") or 0.0) + 1.0
+            hidden.append(
+                pymupdf.Rect(box.x0 - pad, box.y0 - pad, box.x1 + pad, box.y1 + pad) & page.rect
+            )
+    return [box for box in hidden if not box.is_empty]
+
+
+def flatten_regions(
+    page: pymupdf.Page, rects: Sequence[pymupdf.Rect], dpi: float = FLATTEN_DPI
+) -> None:
+    """Replace the vector art inside ``rects`` by a picture of it, as it looks now.
+
+    Each region is rendered, the paths wholly inside it are removed (text, images and
+    everything outside stay), and the rendering is placed over it. The page looks the same;
+    the paths' coordinates are gone.
+    """
+    for rect in rects:
+        array, _ = render_region(page, rect, dpi)
+        page.add_redact_annot(rect, fill=False, cross_out=False)
+        page.apply_redactions(
+            images=pymupdf.PDF_REDACT_IMAGE_NONE,
+            graphics=pymupdf.PDF_REDACT_LINE_ART_REMOVE_IF_COVERED,
+            text=pymupdf.PDF_REDACT_TEXT_NONE,
+        )
+        page.insert_image(rect, stream=encode_png(array), keep_proportion=False)
+
+
+def _merged(boxes: list[pymupdf.Rect]) -> list[pymupdf.Rect]:
+    """Overlapping boxes joined until none overlap (one picture per chart, not per series)."""
+    merged: list[pymupdf.Rect] = []
+    for box in boxes:
+        box = pymupdf.Rect(box)
+        changed = True
+        while changed:
+            changed = False
+            for other in merged:
+                if box.intersects(other):
+                    merged.remove(other)
+                    box |= other
+                    changed = True
+                    break
+        merged.append(box)
+    return merged
+
+
 def redact_rects(
     page: pymupdf.Page,
     rects: Iterable[Iterable[float]],
@@ -100,16 +193,19 @@ def redact_rects(
     Text under a rectangle leaves the text layer (a character goes when its box overlaps),
     image pixels under it are blanked inside the image data, vector paths wholly inside are
     removed (``line_art``: a PyMuPDF ``PDF_REDACT_LINE_ART_*`` mode) and the rest is covered
-    by the opaque fill; annotations touching a rectangle are deleted. ``fill`` is one colour
-    for all, or one per rectangle (rectangles given already clipped to the page). Rectangles
-    are in normalised page coordinates (the page's rotation is removed first). Returns the
-    rectangles as clipped to the page.
+    by the opaque fill; annotations touching a rectangle are deleted. Unless ``line_art`` is
+    ``PDF_REDACT_LINE_ART_NONE``, paths that cross a rectangle with a vertex inside it are
+    flattened to pixels (:func:`paths_hidden_under`), so no chart geometry survives under
+    the fill. ``fill`` is one colour for all, or one per rectangle (rectangles given already
+    clipped to the page). Rectangles are in normalised page coordinates (the page's rotation
+    is removed first). Returns the rectangles as clipped to the page.
     """
     normalise_rotation(page)
     clipped = clip_to_page(page, rects)
     if not clipped:
         return []
     fills = [fill] * len(clipped) if isinstance(fill[0], (int, float)) else list(fill)
+    hidden = paths_hidden_under(page, clipped) if line_art else []
     _drop_annotations_over(page, clipped)
     for rect, colour in zip(clipped, fills, strict=True):
         page.add_redact_annot(rect, fill=colour, cross_out=False)
@@ -118,6 +214,8 @@ def redact_rects(
         graphics=line_art,
         text=pymupdf.PDF_REDACT_TEXT_REMOVE,
     )
+    if hidden:
+        flatten_regions(page, _merged(hidden))
     return clipped
 
 

@@ -589,3 +589,53 @@ def test_a_ratio_question_has_the_line_items_it_is_computed_from() -> None:
     assert [m.printed for m in found] == lines[:2]
     plain = question_anchors("How many employees did Amazon have in FY2017?", ["a page"])
     assert plain.line_items == ()  # no ratio named: no line items
+
+
+BALANCE_SHEET = [
+    "ACME CORP.",
+    "CONSOLIDATED BALANCE SHEETS",
+    "(in millions)",
+    "Cash and cash equivalents 20,522",
+    "Inventories 16,047",
+    "Total assets $ 131,310",
+    "Retained earnings 8,636",
+    "Total stockholders' equity 27,709",
+    "Total liabilities and stockholders' equity $ 131,310",
+    "40",
+]
+RETURN_ON_EQUITY = "What is ACME's FY2017 return on equity? Round to three decimals."
+
+
+def test_on_a_financial_statement_every_amount_is_an_operand() -> None:
+    """A statement's lines add up to its totals: sealing "Total stockholders' equity"
+    alone leaves the lines that sum to it."""
+    from abstain_build.evidence.anchors import question_anchors
+    from abstain_build.evidence.operands import reading_operands
+    from abstain_build.evidence.reading import Reading
+
+    anchors = question_anchors(RETURN_ON_EQUITY, ["an unrelated page"])
+    statement = Reading(40, "text_layer", printed_lines(BALANCE_SHEET))
+    found = [m.printed for m in reading_operands(statement, anchors, listed=False)]
+    assert found == BALANCE_SHEET[3:9]  # every amount; not the title, not the folio "40"
+    # The same rows on a page that is no statement: only the lines the ratio names.
+    note = ["Note 4 - Other balance data", *BALANCE_SHEET[3:9]]
+    reading = Reading(60, "text_layer", printed_lines(note))
+    assert [m.printed for m in reading_operands(reading, anchors, listed=False)] == [
+        "Total stockholders' equity 27,709",
+        "Total liabilities and stockholders' equity $ 131,310",
+    ]
+    # A statement that prints no operand of the question is left alone.
+    other = question_anchors("What is ACME's FY2017 days sales outstanding?", ["x"])
+    assert reading_operands(statement, other, listed=False) == []
+
+
+def test_a_line_item_is_an_operand_with_the_items_it_is_rebuilt_from() -> None:
+    from abstain_build.evidence.glossary import operand_phrases
+
+    phrases = operand_phrases("What is the FY2017 return on assets?")
+    assert {"net income", "total assets"} <= set(phrases)
+    # Net income is pre-tax income less the provision; total assets equal liabilities
+    # plus equity.
+    assert {"before income taxes", "provision for income taxes"} <= set(phrases)
+    assert "total liabilities and stockholders equity" in phrases
+    assert operand_phrases("How many stores opened in 2017?") == ()

@@ -51,11 +51,34 @@ _RATIOS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 _COMPILED = tuple((re.compile(p, re.IGNORECASE), items) for p, items in _RATIOS)
 
+#: Line items a reader rebuilds from others printed elsewhere in a 10-K: net income is
+#: pre-tax income less the tax provision (both restated in the income-tax note), total
+#: assets equal total liabilities and equity, equity is total liabilities and equity less
+#: total liabilities. A sealed line item is only sealed when these are too.
+_DERIVED: dict[str, tuple[str, ...]] = {
+    "net income": ("before income taxes", "provision for income taxes"),
+    "total assets": (
+        "total liabilities and stockholders equity",
+        "total liabilities and shareholders equity",
+    ),
+    "stockholders equity": ("total liabilities and stockholders equity", "total liabilities"),
+    "shareholders equity": ("total liabilities and shareholders equity", "total liabilities"),
+    "total liabilities": (
+        "total liabilities and stockholders equity",
+        "total liabilities and shareholders equity",
+    ),
+    "gross profit": ("cost of sales", "net sales"),
+    "operating income": ("total operating expenses",),
+}
+
 
 def operand_phrases(question: str) -> tuple[str, ...]:
-    """The line items the ratios a question names are computed from (none for most)."""
+    """The line items the ratios a question names are computed from, and the items those
+    are rebuilt from (none for most questions)."""
     out: list[str] = []
     for pattern, items in _COMPILED:
         if pattern.search(question):
             out += [item for item in items if item not in out]
+    for item in list(out):
+        out += [source for source in _DERIVED.get(item, ()) if source not in out]
     return tuple(out)

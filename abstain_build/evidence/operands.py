@@ -11,7 +11,9 @@ quantity (an amount, a percent, a multiple; not a year, not a "Table 2" referenc
 of contents are left out: a page number at the end of a line that names the question's
 terms is no operand. A question naming a financial ratio also has the line items it is
 computed from (:mod:`.glossary`: "Net income" and "Total assets" for a return on assets):
-a row printing one of them with a number is an operand row on any page.
+a row printing one of them with a number is an operand row on any page. On a financial
+statement (a page titled "Consolidated Balance Sheets", "Statements of Operations") that
+prints an operand row, every amount is one: its lines add up to its totals.
 
 An operand is a :class:`~.statements.Mention` with status :data:`OPERAND`: its ``boxes``
 are the quantities it prints (what a removal must take away), its ``row`` the whole row.
@@ -54,6 +56,15 @@ _MONTH_BEFORE = re.compile(
 )
 #: A footnote or list marker opening a row: "(3) The operating cycle is...".
 _MARKER = re.compile(r"^\(\d{1,2}\)$")
+#: The title of a financial statement, printed in a page's first rows.
+_STATEMENT_TITLE = re.compile(
+    r"\b(?:balance sheets?|statements? of (?:financial position|operations|income|earnings"
+    r"|comprehensive (?:income|loss)|cash flows?|(?:stock|share)holders'?\W? equity"
+    r"|changes in (?:stock|share)holders'?\W? equity))\b",
+    re.IGNORECASE,
+)
+#: How many printed rows from the top of a page may hold a statement's title.
+TITLE_ROWS = 6
 
 
 def printed_rows(words: Sequence[Word]) -> list[list[Word]]:
@@ -148,18 +159,36 @@ def _operand_words(
     return named
 
 
+def _folio(row: Sequence[Word]) -> bool:
+    """Is the row a page number printed alone?"""
+    return len(row) == 1 and bool(_BARE_INTEGER.match(row[0].text.strip(".")))
+
+
+def is_statement(rows: Sequence[Sequence[Word]]) -> bool:
+    """Does a page open with a financial statement's title ("Consolidated Balance Sheets")?"""
+    top = " ".join(w.text for row in rows[:TITLE_ROWS] for w in row)
+    return bool(_STATEMENT_TITLE.search(top.replace("\u2019", "'")))
+
+
 def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[Mention]:
-    """The operand rows one reading prints (see the module doc)."""
+    """The operand rows one reading prints (see the module doc).
+
+    On a financial statement that prints one, every amount is an operand: a statement's
+    lines add up to its totals ("Total stockholders' equity" is the sum of the five lines
+    above it, net income is comprehensive income less its other part), so a reader
+    rebuilds a sealed line from the ones left.
+    """
     if (anchors.words == 0 and not anchors.line_items) or not reading.words:
         return []
+    printed = printed_rows(reading.words)
     rows = []
-    for row in printed_rows(reading.words):
+    for row in printed:
         quantities = _quantities(row)
         if quantities:
             rows.append((row, quantities))
     references = sum(1 for row, q in rows if _page_reference(row, q))
     contents = references >= TOC_ROWS and references >= TOC_SHARE * len(rows)
-    out: list[Mention] = []
+    found = []
     for row, quantities in rows:
         if contents and _page_reference(row, quantities):
             continue
@@ -167,6 +196,12 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
         named = anchors.line_item_in(stems_of(text)) or _operand_words(
             anchors, row, content_stems(text), listed
         )
+        found.append((row, quantities, named))
+    if any(named for _, _, named in found) and not contents and is_statement(printed):
+        found = [(row, q, named or ("statement",)) for row, q, named in found]
+        found = [(row, q, named) for row, q, named in found if not _folio(row)]
+    out: list[Mention] = []
+    for row, quantities, named in found:
         if not named:
             continue
         boxes = tuple(w.bbox for w in quantities)

@@ -639,3 +639,90 @@ def test_a_line_item_is_an_operand_with_the_items_it_is_rebuilt_from() -> None:
     assert {"before income taxes", "provision for income taxes"} <= set(phrases)
     assert "total liabilities and stockholders equity" in phrases
     assert operand_phrases("How many stores opened in 2017?") == ()
+
+
+# -- the figure a question names -----------------------------------------------------------
+
+LISTING = [
+    '"""Write a program that verifies the claim step by step."""',
+    "# The claim is that Ottawa is the capital of Canada.",
+    "def program():",
+    '    answer_1 = Question("What is the capital of Canada?")',
+    '    fact_1 = Verify("{answer_1} is Ottawa.")',
+    "    label = Predict(fact_1)",
+]
+
+
+def listing_paper(path: Path) -> Path:
+    """A paper page whose Figure 2 is a code listing printed as text (no drawing, no
+    image), above a figure of bars and two columns of body text."""
+    document = pymupdf.open()
+    page = document.new_page(width=595, height=842)
+    for index, line in enumerate(LISTING):
+        page.insert_text((90, 80 + 14 * index), line, fontsize=8, fontname="cour")
+    page.insert_textbox(
+        pymupdf.Rect(70, 175, 525, 205),
+        "Figure 2: The prompt template used to generate programs, with one example.",
+        fontsize=10,
+    )
+    for index, height in enumerate((60, 90, 40)):
+        page.draw_rect(
+            pymupdf.Rect(90 + 50 * index, 330 - height, 120 + 50 * index, 330), fill=(0.2, 0.4, 0.8)
+        )
+    page.insert_textbox(
+        pymupdf.Rect(70, 340, 290, 370), "Figure 3: Scores by dataset.", fontsize=10
+    )
+    page.insert_textbox(pymupdf.Rect(70, 380, 290, 800), FILLER * 5, fontsize=10)
+    page.insert_textbox(pymupdf.Rect(305, 220, 525, 800), FILLER * 8, fontsize=10)
+    return _save(document, path)
+
+
+def test_a_figure_is_found_by_the_caption_the_question_names(tmp_path: Path) -> None:
+    from abstain_build.transforms.functional.captions import (
+        FigureReference,
+        body_style,
+        figure_reference,
+        named_figure,
+    )
+
+    assert figure_reference("How many examples does Figure 2 show?") == FigureReference(2)
+    assert figure_reference("the figure at the top of page 6985") == FigureReference(None, "top")
+    assert not figure_reference("What is the net revenue in FY2021?")
+    with pymupdf.open(listing_paper(tmp_path / "p.pdf")) as document:
+        body = body_style(document)
+        listing = named_figure(document[0], FigureReference(2), body)
+        top = named_figure(document[0], FigureReference(None, "top"), body)
+        bars = named_figure(document[0], FigureReference(3), body)
+        assert named_figure(document[0], FigureReference(9), body) is None
+        words = [(pymupdf.Rect(w[:4]), w[4]) for w in document[0].get_text("words")]
+    assert listing == top
+    inside = {text for rect, text in words if rect in listing}
+    assert {"program():", "Predict(fact_1)", "Figure", "template"} <= inside
+    assert not inside & {"Scores", "distributors"}  # not Figure 3, not the body text
+    assert 180 <= bars.y0 <= 215 and bars.x1 < 300  # the left column, under Figure 2
+    assert {text for rect, text in words if rect in bars} == {
+        "Figure",
+        "3:",
+        "Scores",
+        "by",
+        "dataset.",
+    }
+
+
+COUNTED_IN_LISTING = "How many complete examples are shown in the figure at the top of the page?"
+
+
+@pytest.mark.usefixtures("leaky_transforms")
+def test_a_seen_answer_needs_the_named_figure_covered(tmp_path: Path) -> None:
+    item = sample(listing_paper(tmp_path / "p.pdf"), (1,), COUNTED_IN_LISTING, "1")
+    emap = evidence_map(item, SampleInputs(item))
+    assert list(emap.figures) == [1] and is_seen(emap, COUNTED_IN_LISTING)
+    _, gate = run("test_leave_everything", item)
+    assert not gate.passed and "the figure the question names" in gate.untouched[0]
+    # Figure detection sees the bars only; the listing is blurred because it is named.
+    output, gate = run("blur_figure_region", item)
+    assert gate.passed, gate.reason()
+    assert "Predict(fact_1)" not in page_text(output.pdf, 1)
+    assert any(
+        r.detector == "evidence_map" and r.role == "figure" for r in output.record.edits.regions
+    )

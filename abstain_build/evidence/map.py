@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..textregions.words import Box
+from ..transforms.functional.captions import body_style, figure_reference, named_figure
+from ..transforms.functional.page_content import normalised_page
 from .anchors import Anchors, question_anchors, stem
 from .context import DEFAULT_CONTEXT
 from .forms import GoldItem, gold_items, normalise
@@ -63,6 +65,9 @@ class EvidenceMap:
     #: Answers printed nowhere: the rows, on every page, that print a quantity and the
     #: question's anchor words (:mod:`.operands`), what the answer is computed from.
     operands: list[Mention] = field(default_factory=list)
+    #: Per evidence page: where the figure the question names is ("Figure 2", "the figure
+    #: at the top of page 6985"; :mod:`~abstain_build.transforms.functional.captions`).
+    figures: dict[int, Box] = field(default_factory=dict)
     #: The readings, by page (not recorded: the gate reuses them for unchanged pages).
     readings: dict[int, PageReadings] = field(default_factory=dict, repr=False)
 
@@ -140,8 +145,10 @@ class EvidenceMap:
         return [box for mention in self.evidence(page) for box in mention.regions()]
 
     def aim(self, page: int) -> list[Box]:
-        """What to aim at on ``page``: the gold's regions, else the anchors' words."""
-        return self.regions(page) or list(self.anchor_boxes.get(page, []))
+        """What to aim at on ``page``: the figure the question names, and the gold's
+        regions, else the anchors' words."""
+        named = [self.figures[page]] if page in self.figures else []
+        return named + (self.regions(page) or list(self.anchor_boxes.get(page, [])))
 
     def to_json(self) -> dict[str, Any]:
         statements = self.statements()
@@ -155,6 +162,7 @@ class EvidenceMap:
             "other_mentions": sum(1 for m in self.mentions if m.status != STATEMENT),
             "operands": [m.to_json() for m in self.operands],
             "related_pages": self.related,
+            "named_figures": {str(p): [round(v, 2) for v in b] for p, b in self.figures.items()},
             "notes": list(self.notes),
         }
 
@@ -306,13 +314,30 @@ def page_labels(document: Any) -> dict[int, str]:
     return labels
 
 
+def named_figures(document: Any, question: str, pages: Sequence[int]) -> dict[int, Box]:
+    """Where the figure ``question`` names is, on each of ``pages`` that prints its caption."""
+    reference = figure_reference(question)
+    if not reference:
+        return {}
+    body = body_style(document)
+    out: dict[int, Box] = {}
+    for number in pages:
+        if not 0 < number <= document.page_count:
+            continue
+        with normalised_page(document, number) as page:
+            rect = named_figure(page, reference, body)
+        if rect is not None:
+            out[number] = (rect.x0, rect.y0, rect.x1, rect.y1)
+    return out
+
+
 def evidence_map(sample: Sample, inputs: SampleInputs) -> EvidenceMap:
     """The sample's map, computed on first use and kept on ``inputs``."""
 
     def compute() -> EvidenceMap:
         document = inputs.document()
         readings = read_document(document, inputs.document_digest())
-        return build_map(
+        emap = build_map(
             sample.evidence_pages,
             sample.question,
             sample.answer,
@@ -321,5 +346,11 @@ def evidence_map(sample: Sample, inputs: SampleInputs) -> EvidenceMap:
             readings,
             page_labels(document),
         )
+        emap.figures = named_figures(document, sample.question, sorted(emap.evidence_pages()))
+        for page, box in sorted(emap.figures.items()):
+            emap.notes.append(
+                f"page {page}: the figure the question names is at {tuple(round(v) for v in box)}"
+            )
+        return emap
 
     return inputs.derived("evidence_map", compute)

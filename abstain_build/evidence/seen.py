@@ -9,7 +9,9 @@ that leaves the pictures of the evidence pages intact (replaced numbers, erased 
 mask over the wrong half) did not take the answer away. This check holds an
 evidence-removal edit to covering at least :data:`MIN_COVERAGE` of the visual content
 (embedded images, vector drawings, the pixels of image-only pages) of each listed page
-that has any.
+that has any. When the question names a figure ("Figure 2", "the figure at the top of
+page 6985") and the map found it, the edit must cover that share of the figure instead,
+drawn or printed as text (a prompt template, a code listing).
 """
 
 from __future__ import annotations
@@ -59,6 +61,18 @@ def visual_mass(content: PageContent, rects: Iterable[Iterable[float]] | None = 
     return float((visual * covered).sum())
 
 
+def named_coverage(
+    content: PageContent, figure: Iterable[float], removed: Iterable[Iterable[float]]
+) -> float:
+    """Share of the content of ``figure`` (text, drawings, pixels) under ``removed``."""
+    inside = content.grid.coverage([tuple(figure)]).clip(0, 1) * content.density
+    total = float(inside.sum())
+    if total <= 0:
+        return 1.0
+    covered = content.grid.coverage([tuple(r) for r in removed]).clip(0, 1)
+    return float((inside * covered).sum()) / total
+
+
 def removing_regions(record: Mapping[str, Any]) -> dict[int, list[tuple[float, ...]]]:
     """The boxes a transform record says it took content away in, per page."""
     out: dict[int, list[tuple[float, ...]]] = {}
@@ -79,6 +93,14 @@ def untouched_pictures(
     for number in emap.listed:
         content = contents.get(number)
         if content is None:
+            continue
+        if number in emap.figures:
+            share = named_coverage(content, emap.figures[number], regions.get(number, []))
+            if share < MIN_COVERAGE:
+                out.append(
+                    f"page {number}: the answer is read off the figure the question names"
+                    f" and the edit covers {share:.0%} of it"
+                )
             continue
         total = visual_mass(content)
         if total <= 0 or total < MIN_VISUAL_SHARE * float(np.sum(content.density)):

@@ -14,11 +14,18 @@ from ...routing.scoring import FIGURE_FOUND
 from ..base import EvidencePageTransform, TransformContext
 from ..functional.blur import blur_params, blur_strength
 from ..functional.evidence_edits import local_regions, uncovered_statements
-from ..functional.figures import find_figures
+from ..functional.figures import Figure, find_figures
 from ..functional.page_content import PageContent, rect_tuple
 from ..functional.pdf_edit import blur_page, blur_regions
 from ..params import Param
 from ..registry import register_transform
+
+
+def _holds(figures: list[Figure], rect: pymupdf.Rect) -> bool:
+    """Do the found figures cover most of ``rect``?"""
+    area = rect.width * rect.height
+    inside = sum((f.rect & rect).width * (f.rect & rect).height for f in figures)
+    return area > 0 and inside >= 0.5 * area
 
 
 @register_transform
@@ -36,7 +43,9 @@ class BlurFigureRegion(EvidencePageTransform):
         " holds (axis labels, legends). Text layer and pixels under a region are redacted"
         " and replaced by the blurred pixels. A page with no figure region is blurred whole."
         " The sentence or table row of every statement of the answer outside the figures"
-        " is blurred too, on the evidence pages and on every other page that states it."
+        " is blurred too, on the evidence pages and on every other page that states it. A"
+        ' figure the question names by its caption ("Figure 2", "the figure at the top of'
+        ' page N") is blurred even when it is printed as text.'
     )
     params = {
         "radius": Param(
@@ -78,7 +87,15 @@ class BlurFigureRegion(EvidencePageTransform):
             min_area=self.config["min_area"],
             margin=self.config["margin"],
         )
-        evidence = ctx.evidence().evidence(number)
+        emap = ctx.evidence()
+        evidence = emap.evidence(number)
+        named = emap.figures.get(number)
+        if named is not None and not _holds(figures, pymupdf.Rect(named)):
+            figures.append(
+                Figure(
+                    pymupdf.Rect(named), "evidence_map", "figure", "the figure the question names"
+                )
+            )
         if number not in ctx.sample.evidence_pages:
             # A page that restates the answer: blur where it does, nothing else.
             return self._blur_statements(number, plan, content, evidence, [])

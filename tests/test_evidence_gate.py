@@ -726,3 +726,34 @@ def test_a_seen_answer_needs_the_named_figure_covered(tmp_path: Path) -> None:
     assert any(
         r.detector == "evidence_map" and r.role == "figure" for r in output.record.edits.regions
     )
+
+
+def test_an_operand_amount_printed_under_another_label_is_an_operand_too() -> None:
+    """ "Consolidated $ 131,310" in a table of segment assets is total assets again."""
+    from abstain_build.evidence.anchors import question_anchors
+    from abstain_build.evidence.operands import (
+        RESTATED,
+        operand_amounts,
+        page_restatements,
+        reading_operands,
+    )
+    from abstain_build.evidence.reading import PageReadings, Reading
+
+    anchors = question_anchors("What is ACME's FY2017 return on assets?", ["x"])
+    note = ["Note 4 - Other balance data", "Total assets $ 83,402 $ 131,310", "Net income 596"]
+    operands = reading_operands(Reading(18, "text_layer", printed_lines(note)), anchors, False)
+    amounts = operand_amounts(operands)
+    assert amounts == {"83,402", "131,310"}  # 596 is too short to be told from others
+    segments = [
+        "Total segment assets reconciled to consolidated amounts (in millions):",
+        "North America $ 22,225 $ 35,844",
+        "Consolidated $ 83,402 $ 131,310",
+        "Units shipped 131310 in 2017",  # not printed as the amount is
+    ]
+    words = printed_lines(segments)
+    page = PageReadings(70, [Reading(70, "text_layer", words)], has_text_layer=True)
+    found = page_restatements(page, amounts, set(), listed=False)
+    assert [(m.printed, m.anchors) for m in found] == [(segments[2], RESTATED)]
+    assert found[0].boxes == (words[17].bbox, words[19].bbox)
+    known = {(70, box) for box in found[0].boxes}
+    assert page_restatements(page, amounts, known, listed=False) == []

@@ -56,7 +56,7 @@ _COMPILED = tuple((re.compile(p, re.IGNORECASE), items) for p, items in _RATIOS)
 #: assets equal total liabilities and equity, equity is total liabilities and equity less
 #: total liabilities. A sealed line item is only sealed when these are too.
 _DERIVED: dict[str, tuple[str, ...]] = {
-    "net income": ("before income taxes", "provision for income taxes"),
+    "net income": ("before income taxes", "provision for income taxes", "tax provision"),
     "total assets": (
         "total liabilities and stockholders equity",
         "total liabilities and shareholders equity",

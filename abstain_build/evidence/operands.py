@@ -13,7 +13,9 @@ terms is no operand. A question naming a financial ratio also has the line items
 computed from (:mod:`.glossary`: "Net income" and "Total assets" for a return on assets):
 a row printing one of them with a number is an operand row on any page. On a financial
 statement (a page titled "Consolidated Balance Sheets", "Statements of Operations") that
-prints an operand row, every amount is one: its lines add up to its totals.
+prints an operand row, every amount is one: its lines add up to its totals. An amount of
+four digits or more that a named operand row prints is an operand wherever it is printed
+again, with the rest of its row ("Consolidated $ 131,310" under segment assets).
 
 An operand is a :class:`~.statements.Mention` with status :data:`OPERAND`: its ``boxes``
 are the quantities it prints (what a removal must take away), its ``row`` the whole row.
@@ -26,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..textregions.words import Word, union_box
+from ..textregions.words import Box, Word, union_box
 from ..transforms.functional.numbers import find_numbers, follows_reference_word
 from .anchors import Anchors, content_stems, stem, stems_of
 from .forms import normalise
@@ -65,6 +67,12 @@ _STATEMENT_TITLE = re.compile(
 )
 #: How many printed rows from the top of a page may hold a statement's title.
 TITLE_ROWS = 6
+#: An amount of a named operand row printed again elsewhere ("Consolidated $ 131,310" in a
+#: table of segment assets) is taken for the same quantity when it has this many digits.
+RESTATED_DIGITS = 4
+#: Anchors recorded for rows found by these two rules.
+STATEMENT = ("statement",)
+RESTATED = ("restated",)
 
 
 def printed_rows(words: Sequence[Word]) -> list[list[Word]]:
@@ -198,7 +206,7 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
         )
         found.append((row, quantities, named))
     if any(named for _, _, named in found) and not contents and is_statement(printed):
-        found = [(row, q, named or ("statement",)) for row, q, named in found]
+        found = [(row, q, named or STATEMENT) for row, q, named in found]
         found = [(row, q, named) for row, q, named in found if not _folio(row)]
     out: list[Mention] = []
     for row, quantities, named in found:
@@ -229,11 +237,74 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
     return out
 
 
-def page_operands(page: PageReadings, anchors: Anchors, listed: bool) -> list[Mention]:
-    """Every operand row of one page: in a text page's text layer and the charts on it
+def _operand_readings(page: PageReadings) -> list[Reading]:
+    """Where operand rows are looked for: a text page's text layer and the charts on it
     (OCR of its whole render groups two columns, and a sealed box's edges, into rows of
-    their own), in every reading of an image-only page."""
-    readings = page.readings
+    their own), every reading of an image-only page."""
     if page.has_text_layer:
-        readings = [r for r in readings if r.channel in (TEXT_LAYER, OCR_FIGURE)]
-    return [m for reading in readings for m in reading_operands(reading, anchors, listed)]
+        return [r for r in page.readings if r.channel in (TEXT_LAYER, OCR_FIGURE)]
+    return list(page.readings)
+
+
+def page_operands(page: PageReadings, anchors: Anchors, listed: bool) -> list[Mention]:
+    """Every operand row of one page (see :func:`reading_operands`)."""
+    return [
+        m for reading in _operand_readings(page) for m in reading_operands(reading, anchors, listed)
+    ]
+
+
+def _amount(text: str) -> str:
+    """A printed amount as compared across pages: "$(1,425)." -> "1,425"."""
+    return "".join(text.split()).strip("$()%.,;:*").replace("$", "")
+
+
+def operand_amounts(operands: Sequence[Mention]) -> frozenset[str]:
+    """The specific amounts (:data:`RESTATED_DIGITS` digits or more) the rows that name an
+    operand print; the rows of a statement taken whole do not count."""
+    out = set()
+    for mention in operands:
+        if mention.anchors in (STATEMENT, RESTATED):
+            continue
+        for token in find_numbers(mention.printed):
+            if token.is_quantity and sum(ch.isdigit() for ch in token.text) >= RESTATED_DIGITS:
+                out.add(_amount(token.text))
+    return frozenset(out)
+
+
+def page_restatements(
+    page: PageReadings, amounts: frozenset[str], known: set[tuple[int, Box]], listed: bool
+) -> list[Mention]:
+    """Rows of one page that print an operand's amount again under another label (a
+    reader who finds "131,310" beside "Consolidated" in a segment table has total assets),
+    with every amount they print.
+    ``known`` holds the (page, box) of amounts already found as operands."""
+    out = []
+    for reading in _operand_readings(page):
+        for row in printed_rows(reading.words):
+            quantities = [w for w in _quantities(row) if (page.page, w.bbox) not in known]
+            if not any(_amount(w.text) in amounts for w in quantities):
+                continue
+            # The row's other amounts are the same line in other years or segments.
+            boxes = tuple(w.bbox for w in quantities)
+            whole = union_box(w.bbox for w in row)
+            out.append(
+                Mention(
+                    page=page.page,
+                    channel=reading.channel,
+                    item="",
+                    printed=" ".join(w.text for w in row)[:ROW_TEXT],
+                    form="operand row",
+                    strong=False,
+                    unique=False,
+                    anchors=RESTATED,
+                    topic=(),
+                    span=union_box(boxes),
+                    boxes=boxes,
+                    row=whole,
+                    sentence=whole,
+                    figure=reading.region if reading.channel == OCR_FIGURE else None,
+                    listed=listed,
+                    status=OPERAND,
+                )
+            )
+    return out

@@ -757,3 +757,27 @@ def test_an_operand_amount_printed_under_another_label_is_an_operand_too() -> No
     assert found[0].boxes == (words[17].bbox, words[19].bbox)
     known = {(70, box) for box in found[0].boxes}
     assert page_restatements(page, amounts, known, listed=False) == []
+
+
+def test_the_parts_of_a_total_are_its_operands() -> None:
+    """Domestic and international streaming memberships add up to the global ones."""
+    from abstain_build.evidence.anchors import question_anchors, total_parts
+    from abstain_build.evidence.operands import PART, reading_operands
+    from abstain_build.evidence.reading import Reading
+
+    question = "What percentage did global streaming memberships increase from 2014 to 2015?"
+    assert total_parts(question) == ("stream", "member")
+    assert total_parts("What is the total number of stores?") == ("store",)
+    assert total_parts("What is the net revenue in 2015?") == ()
+    anchors = question_anchors(question, ["x"])
+    segment = [
+        "Domestic Streaming segment",
+        "Memberships at end of period 44,738 39,114 33,420 5,624 14 % 5,694 17 %",
+        "We added members through the year, as the segment grew in each quarter 2015 34",
+    ]
+    reading = Reading(21, "text_layer", printed_lines(segment))
+    found = reading_operands(reading, anchors, listed=False)
+    assert [(m.printed, m.anchors[:1]) for m in found] == [(segment[1], PART)]
+    # Without the rest of the total's name on the page, the row is no part of it.
+    dvd = ["Domestic DVD segment", segment[1]]
+    assert reading_operands(Reading(23, "text_layer", printed_lines(dvd)), anchors, False) == []

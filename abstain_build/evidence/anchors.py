@@ -80,6 +80,10 @@ class Anchors:
     #: Stems of the line items a ratio the question names is computed from
     #: (:mod:`.glossary`), each in order ("net income" -> ("net", "income")).
     line_items: tuple[tuple[str, ...], ...] = ()
+    #: For a question about a total ("global streaming memberships", "total revenue"):
+    #: stems of the words after the total's qualifier, which name its parts too
+    #: ("Memberships at end of period" in the domestic streaming segment's table).
+    parts: tuple[str, ...] = ()
 
     def line_item_in(self, stems: Sequence[str]) -> tuple[str, ...]:
         """The first line item ``stems`` (a row's words, in order, every word) print, or ()."""
@@ -145,8 +149,48 @@ def question_anchors(question: str, page_texts: Sequence[str] = ()) -> Anchors:
     pairs = frozenset((a, b) if a <= b else (b, a) for a, b in pairwise(ordered) if a != b)
     line_items = tuple(tuple(stems_of(item)) for item in operand_phrases(question))
     return Anchors(
-        tuple(kept), frozenset(stem(t) for t in kept), tuple(ubiquitous), pairs, line_items
+        tuple(kept),
+        frozenset(stem(t) for t in kept),
+        tuple(ubiquitous),
+        pairs,
+        line_items,
+        total_parts(question),
     )
+
+
+#: A qualifier that makes a quantity the sum of its parts.
+_TOTAL = re.compile(
+    r"\b(?:global|total|consolidated|worldwide|overall|combined|company-wide)\s+([a-z' -]+)",
+    re.IGNORECASE,
+)
+#: Words after a total that say what is asked of it, not what it counts.
+_ASKED = frozenset(
+    (
+        *("increase", "decrease", "change", "growth", "grow", "grew", "rise", "fall"),
+        *("decline", "rate", "ratio", "percentage", "percent", "share", "margin"),
+        *("number", "amount", "value"),
+    )
+)
+#: Words after the qualifier that name the total's measure, at most.
+PART_WORDS = 2
+
+
+def total_parts(question: str) -> tuple[str, ...]:
+    """Stems of what a total the question asks about counts ("global streaming
+    memberships" -> ("stream", "member")), or () when it asks about no total."""
+    match = _TOTAL.search(question)
+    if not match:
+        return ()
+    words: list[str] = []
+    for token in normalise(match.group(1)).split():
+        if token in _STOPWORDS or token in _ASKED or token.isdigit():
+            if words:
+                break
+            continue  # "total number of stores": what it counts comes after
+        words.append(stem(token))
+        if len(words) == PART_WORDS:
+            break
+    return tuple(words)
 
 
 def content_stems(text: str) -> list[str]:

@@ -15,7 +15,10 @@ a row printing one of them with a number is an operand row on any page. On a fin
 statement (a page titled "Consolidated Balance Sheets", "Statements of Operations") that
 prints an operand row, every amount is one: its lines add up to its totals. An amount of
 four digits or more that a named operand row prints is an operand wherever it is printed
-again, with the rest of its row ("Consolidated $ 131,310" under segment assets).
+again, with the rest of its row ("Consolidated $ 131,310" under segment assets). For a
+question about a total ("global streaming memberships"), a short table row naming what
+the total counts is a part of it on a page that names the rest ("Memberships at end of
+period" in the domestic streaming segment's table): the parts add up to the total.
 
 An operand is a :class:`~.statements.Mention` with status :data:`OPERAND`: its ``boxes``
 are the quantities it prints (what a removal must take away), its ``row`` the whole row.
@@ -73,6 +76,7 @@ RESTATED_DIGITS = 4
 #: Anchors recorded for rows found by these two rules.
 STATEMENT = ("statement",)
 RESTATED = ("restated",)
+PART = ("part",)
 
 
 def printed_rows(words: Sequence[Word]) -> list[list[Word]]:
@@ -178,6 +182,20 @@ def is_statement(rows: Sequence[Sequence[Word]]) -> bool:
     return bool(_STATEMENT_TITLE.search(top.replace("\u2019", "'")))
 
 
+def _part_of_total(anchors: Anchors, row: Sequence[Word], page: set[str]) -> tuple[str, ...]:
+    """For a question about a total: a short table row naming what the total counts, on a
+    page that names the rest of it ("Memberships at end of period 30,024" in the
+    international streaming segment's table is a part of global streaming memberships)."""
+    label = [w for w in row if not any(ch.isdigit() for ch in w.text) and w.text.strip("$%")]
+    if not anchors.parts or len(label) > TABLE_ROW_WORDS:
+        return ()
+    stems = {stem(t) for w in row for t in normalise(w.text).split()}
+    named = tuple(p for p in anchors.parts if p in stems)
+    if named and set(anchors.parts) <= page:
+        return (*PART, *named)
+    return ()
+
+
 def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[Mention]:
     """The operand rows one reading prints (see the module doc).
 
@@ -196,13 +214,16 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
             rows.append((row, quantities))
     references = sum(1 for row, q in rows if _page_reference(row, q))
     contents = references >= TOC_ROWS and references >= TOC_SHARE * len(rows)
+    page_stems = set(stems_of(reading.text)) if anchors.parts else set()
     found = []
     for row, quantities in rows:
         if contents and _page_reference(row, quantities):
             continue
         text = " ".join(w.text for w in row)
-        named = anchors.line_item_in(stems_of(text)) or _operand_words(
-            anchors, row, content_stems(text), listed
+        named = (
+            anchors.line_item_in(stems_of(text))
+            or _operand_words(anchors, row, content_stems(text), listed)
+            or _part_of_total(anchors, row, page_stems)
         )
         found.append((row, quantities, named))
     if any(named for _, _, named in found) and not contents and is_statement(printed):
@@ -260,10 +281,11 @@ def _amount(text: str) -> str:
 
 def operand_amounts(operands: Sequence[Mention]) -> frozenset[str]:
     """The specific amounts (:data:`RESTATED_DIGITS` digits or more) the rows that name an
-    operand print; the rows of a statement taken whole do not count."""
+    operand print; rows found by the looser rules (a statement taken whole, a part of a
+    total, a restatement) do not count."""
     out = set()
     for mention in operands:
-        if mention.anchors in (STATEMENT, RESTATED):
+        if mention.anchors in (STATEMENT, RESTATED) or mention.anchors[:1] == PART:
             continue
         for token in find_numbers(mention.printed):
             if token.is_quantity and sum(ch.isdigit() for ch in token.text) >= RESTATED_DIGITS:

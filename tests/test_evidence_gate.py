@@ -781,3 +781,36 @@ def test_the_parts_of_a_total_are_its_operands() -> None:
     # Without the rest of the total's name on the page, the row is no part of it.
     dvd = ["Domestic DVD segment", segment[1]]
     assert reading_operands(Reading(23, "text_layer", printed_lines(dvd)), anchors, False) == []
+
+
+def test_a_table_holding_an_operand_row_is_sealed_whole() -> None:
+    """With the provision's total sealed, its current and deferred lines still add up to
+    it; a table whose heading names the line item counts too."""
+    from abstain_build.evidence.anchors import question_anchors
+    from abstain_build.evidence.operands import HEADED, TABLE, reading_operands, table_mates
+    from abstain_build.evidence.reading import PageReadings, Reading
+
+    anchors = question_anchors("What is ACME's FY2017 effective tax rate?", ["x"])
+    note = [
+        "The components of the provision for income taxes, net are as follows (in millions):",
+        "Current taxes 869 1,671 798",
+        "Deferred taxes 81 (246) (29)",
+        "Provision for income taxes, net $ 950 $ 1,425 $ 769",
+        "We expect to pay the deferred amounts over the next several years as the temporary",
+        "differences between the book and tax bases of our assets and liabilities reverse.",
+        "Cash paid for rent 1,234 1,456",
+    ]
+    words = printed_lines(note)
+    reading = Reading(65, "text_layer", words)
+    named = reading_operands(reading, anchors, listed=False)
+    assert {m.printed: m.anchors for m in named} == {
+        note[1]: HEADED,  # the heading names the provision
+        note[2]: HEADED,
+        note[3]: ("provis", "for", "income", "tax"),
+    }
+    page = PageReadings(65, [reading], has_text_layer=True)
+    only_total = [m for m in named if m.anchors != HEADED]
+    mates = table_mates(page, only_total, {(65, b) for m in only_total for b in m.boxes}, False)
+    assert [(m.printed, m.anchors) for m in mates] == [(note[1], TABLE), (note[2], TABLE)]
+    # The prose below ends the table: the rent row is no operand.
+    assert [m.printed for m in named + mates if "Cash paid" in m.printed] == []

@@ -37,7 +37,7 @@ _RATIOS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"net (?:profit )?margin|profit margin", ("net income", "net sales", "revenues")),
     (
         r"effective tax rate|tax rate",
-        ("provision for income taxes", "income before income taxes"),
+        ("provision for income taxes", "tax provision", "income before income taxes"),
     ),
     (r"days payable|\bdpo\b", ("accounts payable", "cost of sales")),
     (r"days sales outstanding|\bdso\b", ("accounts receivable", "net sales")),
@@ -52,11 +52,18 @@ _RATIOS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _COMPILED = tuple((re.compile(p, re.IGNORECASE), items) for p, items in _RATIOS)
 
 #: Line items a reader rebuilds from others printed elsewhere in a 10-K: net income is
-#: pre-tax income less the tax provision (both restated in the income-tax note), total
+#: pre-tax income less the tax provision (both restated in the income-tax note), or
+#: earnings per share times the shares it is computed over, total
 #: assets equal total liabilities and equity, equity is total liabilities and equity less
 #: total liabilities. A sealed line item is only sealed when these are too.
 _DERIVED: dict[str, tuple[str, ...]] = {
-    "net income": ("before income taxes", "provision for income taxes", "tax provision"),
+    "net income": (
+        "before income taxes",
+        "provision for income taxes",
+        "tax provision",
+        "earnings per share",
+        "weighted average shares",
+    ),
     "total assets": (
         "total liabilities and stockholders equity",
         "total liabilities and shareholders equity",

@@ -30,7 +30,7 @@ from ..transforms.functional.page_content import normalised_page
 from .anchors import Anchors, question_anchors, stem
 from .context import DEFAULT_CONTEXT
 from .forms import GoldItem, gold_items, normalise
-from .operands import operand_amounts, page_operands, page_restatements
+from .operands import operand_amounts, page_operands, page_restatements, table_mates
 from .reading import PageReadings, read_document
 from .statements import CANDIDATE, STATEMENT, Mention, page_mentions
 
@@ -250,10 +250,13 @@ def _add_operands(emap: EvidenceMap, readings: dict[int, PageReadings], listed: 
     for number, page in sorted(readings.items()):
         emap.operands += page_operands(page, emap.anchors, number in listed)
     amounts = operand_amounts(emap.operands)
+    known = {(m.page, box) for m in emap.operands for box in m.boxes}
     if amounts:
-        known = {(m.page, box) for m in emap.operands for box in m.boxes}
         for number, page in sorted(readings.items()):
             emap.operands += page_restatements(page, amounts, known, number in listed)
+        known |= {(m.page, box) for m in emap.operands for box in m.boxes}
+    for number in emap.operand_pages():
+        emap.operands += table_mates(readings[number], emap.operands, known, number in listed)
     if emap.operands:
         pages = emap.operand_pages()
         emap.notes.append(

@@ -18,7 +18,10 @@ four digits or more that a named operand row prints is an operand wherever it is
 again, with the rest of its row ("Consolidated $ 131,310" under segment assets). For a
 question about a total ("global streaming memberships"), a short table row naming what
 the total counts is a part of it on a page that names the rest ("Memberships at end of
-period" in the domestic streaming segment's table): the parts add up to the total.
+period" in the domestic streaming segment's table): the parts add up to the total. And
+every other row of a table that holds an operand row is one: a table's rows add up to its
+totals (the current and deferred lines of a tax provision); so is every row of a table
+whose heading names a line item ("Total segment depreciation expense is as follows").
 
 An operand is a :class:`~.statements.Mention` with status :data:`OPERAND`: its ``boxes``
 are the quantities it prints (what a removal must take away), its ``row`` the whole row.
@@ -77,6 +80,14 @@ RESTATED_DIGITS = 4
 STATEMENT = ("statement",)
 RESTATED = ("restated",)
 PART = ("part",)
+TABLE = ("table",)
+HEADED = ("heading",)
+#: Printed rows above a table read as its heading.
+HEADING_ROWS = 2
+#: A table row's label has at most this many words; a longer row is a sentence.
+TABLE_LABEL_WORDS = 12
+#: A vertical gap of this many line heights between rows ends a table.
+TABLE_GAP = 2.5
 
 
 def printed_rows(words: Sequence[Word]) -> list[list[Word]]:
@@ -196,6 +207,29 @@ def _part_of_total(anchors: Anchors, row: Sequence[Word], page: set[str]) -> tup
     return ()
 
 
+def _headed_tables(
+    anchors: Anchors,
+    printed: Sequence[Sequence[Word]],
+    found: list[tuple[Sequence[Word], list[Word], tuple[str, ...]]],
+) -> list[tuple[Sequence[Word], list[Word], tuple[str, ...]]]:
+    """Rows of a table whose heading names a line item of the question: "Total segment
+    depreciation expense is as follows:" over "Consolidated $ 8,831" (the row's own label
+    names only the segment)."""
+    if not anchors.line_items:
+        return found
+    headed: set[int] = set()
+    for block in _table_blocks(printed):
+        heading = list(printed[max(0, block[0] - HEADING_ROWS) : block[0]])
+        for index in block[:HEADING_ROWS]:  # its own title rows, above its first amounts
+            if _quantities(printed[index]):
+                break
+            heading.append(printed[index])
+        text = " ".join(w.text for row in heading for w in row)
+        if text and anchors.line_item_in(stems_of(text)):
+            headed.update(id(printed[i]) for i in block if not _folio(printed[i]))
+    return [(row, q, named or (HEADED if id(row) in headed else ())) for row, q, named in found]
+
+
 def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[Mention]:
     """The operand rows one reading prints (see the module doc).
 
@@ -226,36 +260,46 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
             or _part_of_total(anchors, row, page_stems)
         )
         found.append((row, quantities, named))
+    if not contents:
+        found = _headed_tables(anchors, printed, found)
     if any(named for _, _, named in found) and not contents and is_statement(printed):
         found = [(row, q, named or STATEMENT) for row, q, named in found]
         found = [(row, q, named) for row, q, named in found if not _folio(row)]
-    out: list[Mention] = []
-    for row, quantities, named in found:
-        if not named:
-            continue
-        boxes = tuple(w.bbox for w in quantities)
-        whole = union_box(w.bbox for w in row)
-        out.append(
-            Mention(
-                page=reading.page,
-                channel=reading.channel,
-                item="",
-                printed=" ".join(w.text for w in row)[:ROW_TEXT],
-                form="operand row",
-                strong=False,
-                unique=False,
-                anchors=named,
-                topic=(),
-                span=union_box(boxes),
-                boxes=boxes,
-                row=whole,
-                sentence=whole,
-                figure=reading.region if reading.channel == OCR_FIGURE else None,
-                listed=listed,
-                status=OPERAND,
-            )
-        )
-    return out
+    return [
+        _row_operand(reading, row, quantities, named, listed)
+        for row, quantities, named in found
+        if named
+    ]
+
+
+def _row_operand(
+    reading: Reading,
+    row: Sequence[Word],
+    quantities: Sequence[Word],
+    anchors: tuple[str, ...],
+    listed: bool,
+) -> Mention:
+    """An operand row: its ``quantities`` are what an edit must take away."""
+    boxes = tuple(w.bbox for w in quantities)
+    whole = union_box(w.bbox for w in row)
+    return Mention(
+        page=reading.page,
+        channel=reading.channel,
+        item="",
+        printed=" ".join(w.text for w in row)[:ROW_TEXT],
+        form="operand row",
+        strong=False,
+        unique=False,
+        anchors=anchors,
+        topic=(),
+        span=union_box(boxes),
+        boxes=boxes,
+        row=whole,
+        sentence=whole,
+        figure=reading.region if reading.channel == OCR_FIGURE else None,
+        listed=listed,
+        status=OPERAND,
+    )
 
 
 def _operand_readings(page: PageReadings) -> list[Reading]:
@@ -285,7 +329,7 @@ def operand_amounts(operands: Sequence[Mention]) -> frozenset[str]:
     total, a restatement) do not count."""
     out = set()
     for mention in operands:
-        if mention.anchors in (STATEMENT, RESTATED) or mention.anchors[:1] == PART:
+        if mention.anchors in (STATEMENT, RESTATED, TABLE, HEADED) or mention.anchors[:1] == PART:
             continue
         for token in find_numbers(mention.printed):
             if token.is_quantity and sum(ch.isdigit() for ch in token.text) >= RESTATED_DIGITS:
@@ -304,29 +348,56 @@ def page_restatements(
     for reading in _operand_readings(page):
         for row in printed_rows(reading.words):
             quantities = [w for w in _quantities(row) if (page.page, w.bbox) not in known]
-            if not any(_amount(w.text) in amounts for w in quantities):
+            if any(_amount(w.text) in amounts for w in quantities):
+                # The row's other amounts are the same line in other years or segments.
+                out.append(_row_operand(reading, row, quantities, RESTATED, listed))
+    return out
+
+
+def _table_blocks(rows: Sequence[Sequence[Word]]) -> list[list[int]]:
+    """Runs of consecutive printed rows that form a table: rows printing amounts under a
+    short label, and short heading rows between them; a sentence-length row or a gap of
+    :data:`TABLE_GAP` lines ends a run."""
+    blocks: list[list[int]] = []
+    current: list[int] = []
+    last_bottom = None
+    for index, row in enumerate(rows):
+        label = [w for w in row if not any(ch.isdigit() for ch in w.text)]
+        height = max(max(w.bbox[3] - w.bbox[1] for w in row), 1.0)
+        top = min(w.bbox[1] for w in row)
+        gap = last_bottom is not None and top - last_bottom > TABLE_GAP * height
+        if len(label) > TABLE_LABEL_WORDS or gap:
+            if current:
+                blocks.append(current)
+            current = []
+        if len(label) <= TABLE_LABEL_WORDS:
+            current.append(index)
+        last_bottom = max(w.bbox[3] for w in row)
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+def table_mates(
+    page: PageReadings, operands: Sequence[Mention], known: set[tuple[int, Box]], listed: bool
+) -> list[Mention]:
+    """The other rows of every table on ``page`` that holds one of ``operands``: a table's
+    rows add up to its totals (the current and deferred lines of a tax provision, the
+    segments of consolidated assets), so with its total sealed they still give it."""
+    rows_of = {m.row for m in operands if m.page == page.page}
+    if not rows_of:
+        return []
+    out = []
+    for reading in _operand_readings(page):
+        rows = printed_rows(reading.words)
+        for block in _table_blocks(rows):
+            boxes = [union_box(w.bbox for w in rows[i]) for i in block]
+            if not any(box in rows_of for box in boxes):
                 continue
-            # The row's other amounts are the same line in other years or segments.
-            boxes = tuple(w.bbox for w in quantities)
-            whole = union_box(w.bbox for w in row)
-            out.append(
-                Mention(
-                    page=page.page,
-                    channel=reading.channel,
-                    item="",
-                    printed=" ".join(w.text for w in row)[:ROW_TEXT],
-                    form="operand row",
-                    strong=False,
-                    unique=False,
-                    anchors=RESTATED,
-                    topic=(),
-                    span=union_box(boxes),
-                    boxes=boxes,
-                    row=whole,
-                    sentence=whole,
-                    figure=reading.region if reading.channel == OCR_FIGURE else None,
-                    listed=listed,
-                    status=OPERAND,
-                )
-            )
+            for index in block:
+                quantities = [
+                    w for w in _quantities(rows[index]) if (page.page, w.bbox) not in known
+                ]
+                if quantities and not _folio(rows[index]):
+                    out.append(_row_operand(reading, rows[index], quantities, TABLE, listed))
     return out

@@ -731,13 +731,9 @@ def test_a_seen_answer_needs_the_named_figure_covered(tmp_path: Path) -> None:
 def test_an_operand_amount_printed_under_another_label_is_an_operand_too() -> None:
     """ "Consolidated $ 131,310" in a table of segment assets is total assets again."""
     from abstain_build.evidence.anchors import question_anchors
-    from abstain_build.evidence.operands import (
-        RESTATED,
-        operand_amounts,
-        page_restatements,
-        reading_operands,
-    )
+    from abstain_build.evidence.operands import RESTATED, reading_operands
     from abstain_build.evidence.reading import PageReadings, Reading
+    from abstain_build.evidence.rebuilt import operand_amounts, page_restatements
 
     anchors = question_anchors("What is ACME's FY2017 return on assets?", ["x"])
     note = ["Note 4 - Other balance data", "Total assets $ 83,402 $ 131,310", "Net income 596"]
@@ -787,8 +783,9 @@ def test_a_table_holding_an_operand_row_is_sealed_whole() -> None:
     """With the provision's total sealed, its current and deferred lines still add up to
     it; a table whose heading names the line item counts too."""
     from abstain_build.evidence.anchors import question_anchors
-    from abstain_build.evidence.operands import HEADED, TABLE, reading_operands, table_mates
+    from abstain_build.evidence.operands import HEADED, TABLE, reading_operands
     from abstain_build.evidence.reading import PageReadings, Reading
+    from abstain_build.evidence.rebuilt import table_mates
 
     anchors = question_anchors("What is ACME's FY2017 effective tax rate?", ["x"])
     note = [

@@ -30,8 +30,9 @@ from ..transforms.functional.page_content import normalised_page
 from .anchors import Anchors, question_anchors, stem
 from .context import DEFAULT_CONTEXT
 from .forms import GoldItem, gold_items, normalise
-from .operands import operand_amounts, page_operands, page_restatements, table_mates
+from .operands import page_operands
 from .reading import PageReadings, read_document
+from .rebuilt import operand_amounts, page_restatements, table_mates
 from .statements import CANDIDATE, STATEMENT, Mention, page_mentions
 
 if TYPE_CHECKING:

@@ -13,15 +13,13 @@ terms is no operand. A question naming a financial ratio also has the line items
 computed from (:mod:`.glossary`: "Net income" and "Total assets" for a return on assets):
 a row printing one of them with a number is an operand row on any page. On a financial
 statement (a page titled "Consolidated Balance Sheets", "Statements of Operations") that
-prints an operand row, every amount is one: its lines add up to its totals. An amount of
-four digits or more that a named operand row prints is an operand wherever it is printed
-again, with the rest of its row ("Consolidated $ 131,310" under segment assets). For a
+prints an operand row, every amount is one: its lines add up to its totals. For a
 question about a total ("global streaming memberships"), a short table row naming what
 the total counts is a part of it on a page that names the rest ("Memberships at end of
-period" in the domestic streaming segment's table): the parts add up to the total. And
-every other row of a table that holds an operand row is one: a table's rows add up to its
-totals (the current and deferred lines of a tax provision); so is every row of a table
-whose heading names a line item ("Total segment depreciation expense is as follows").
+period" in the domestic streaming segment's table): the parts add up to the total. Every
+row of a table whose heading names a line item is one ("Total segment depreciation expense
+is as follows"). :mod:`.rebuilt` adds the rows that restate an operand's amount and the
+other rows of its table.
 
 An operand is a :class:`~.statements.Mention` with status :data:`OPERAND`: its ``boxes``
 are the quantities it prints (what a removal must take away), its ``row`` the whole row.
@@ -34,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..textregions.words import Box, Word, union_box
+from ..textregions.words import Word, union_box
 from ..transforms.functional.numbers import find_numbers, follows_reference_word
 from .anchors import Anchors, content_stems, stem, stems_of
 from .forms import normalise
@@ -73,10 +71,8 @@ _STATEMENT_TITLE = re.compile(
 )
 #: How many printed rows from the top of a page may hold a statement's title.
 TITLE_ROWS = 6
-#: An amount of a named operand row printed again elsewhere ("Consolidated $ 131,310" in a
-#: table of segment assets) is taken for the same quantity when it has this many digits.
-RESTATED_DIGITS = 4
-#: Anchors recorded for rows found by these two rules.
+#: Anchors recorded for rows found by the rules beyond the question's words (here and in
+#: :mod:`.rebuilt`).
 STATEMENT = ("statement",)
 RESTATED = ("restated",)
 PART = ("part",)
@@ -105,7 +101,7 @@ def printed_rows(words: Sequence[Word]) -> list[list[Word]]:
     return [sorted(row, key=lambda w: w.bbox[0]) for row in rows]
 
 
-def _quantities(row: Sequence[Word]) -> list[Word]:
+def quantities_in(row: Sequence[Word]) -> list[Word]:
     """The words of ``row`` that print a quantity."""
     text = " ".join(w.text for w in row)
     tokens = [t for t in find_numbers(text) if t.is_quantity]
@@ -182,7 +178,7 @@ def _operand_words(
     return named
 
 
-def _folio(row: Sequence[Word]) -> bool:
+def folio(row: Sequence[Word]) -> bool:
     """Is the row a page number printed alone?"""
     return len(row) == 1 and bool(_BARE_INTEGER.match(row[0].text.strip(".")))
 
@@ -218,15 +214,15 @@ def _headed_tables(
     if not anchors.line_items:
         return found
     headed: set[int] = set()
-    for block in _table_blocks(printed):
+    for block in table_blocks(printed):
         heading = list(printed[max(0, block[0] - HEADING_ROWS) : block[0]])
         for index in block[:HEADING_ROWS]:  # its own title rows, above its first amounts
-            if _quantities(printed[index]):
+            if quantities_in(printed[index]):
                 break
             heading.append(printed[index])
         text = " ".join(w.text for row in heading for w in row)
         if text and anchors.line_item_in(stems_of(text)):
-            headed.update(id(printed[i]) for i in block if not _folio(printed[i]))
+            headed.update(id(printed[i]) for i in block if not folio(printed[i]))
     return [(row, q, named or (HEADED if id(row) in headed else ())) for row, q, named in found]
 
 
@@ -243,7 +239,7 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
     printed = printed_rows(reading.words)
     rows = []
     for row in printed:
-        quantities = _quantities(row)
+        quantities = quantities_in(row)
         if quantities:
             rows.append((row, quantities))
     references = sum(1 for row, q in rows if _page_reference(row, q))
@@ -264,15 +260,15 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
         found = _headed_tables(anchors, printed, found)
     if any(named for _, _, named in found) and not contents and is_statement(printed):
         found = [(row, q, named or STATEMENT) for row, q, named in found]
-        found = [(row, q, named) for row, q, named in found if not _folio(row)]
+        found = [(row, q, named) for row, q, named in found if not folio(row)]
     return [
-        _row_operand(reading, row, quantities, named, listed)
+        row_operand(reading, row, quantities, named, listed)
         for row, quantities, named in found
         if named
     ]
 
 
-def _row_operand(
+def row_operand(
     reading: Reading,
     row: Sequence[Word],
     quantities: Sequence[Word],
@@ -302,7 +298,7 @@ def _row_operand(
     )
 
 
-def _operand_readings(page: PageReadings) -> list[Reading]:
+def operand_readings(page: PageReadings) -> list[Reading]:
     """Where operand rows are looked for: a text page's text layer and the charts on it
     (OCR of its whole render groups two columns, and a sealed box's edges, into rows of
     their own), every reading of an image-only page."""
@@ -314,47 +310,11 @@ def _operand_readings(page: PageReadings) -> list[Reading]:
 def page_operands(page: PageReadings, anchors: Anchors, listed: bool) -> list[Mention]:
     """Every operand row of one page (see :func:`reading_operands`)."""
     return [
-        m for reading in _operand_readings(page) for m in reading_operands(reading, anchors, listed)
+        m for reading in operand_readings(page) for m in reading_operands(reading, anchors, listed)
     ]
 
 
-def _amount(text: str) -> str:
-    """A printed amount as compared across pages: "$(1,425)." -> "1,425"."""
-    return "".join(text.split()).strip("$()%.,;:*").replace("$", "")
-
-
-def operand_amounts(operands: Sequence[Mention]) -> frozenset[str]:
-    """The specific amounts (:data:`RESTATED_DIGITS` digits or more) the rows that name an
-    operand print; rows found by the looser rules (a statement taken whole, a part of a
-    total, a restatement) do not count."""
-    out = set()
-    for mention in operands:
-        if mention.anchors in (STATEMENT, RESTATED, TABLE, HEADED) or mention.anchors[:1] == PART:
-            continue
-        for token in find_numbers(mention.printed):
-            if token.is_quantity and sum(ch.isdigit() for ch in token.text) >= RESTATED_DIGITS:
-                out.add(_amount(token.text))
-    return frozenset(out)
-
-
-def page_restatements(
-    page: PageReadings, amounts: frozenset[str], known: set[tuple[int, Box]], listed: bool
-) -> list[Mention]:
-    """Rows of one page that print an operand's amount again under another label (a
-    reader who finds "131,310" beside "Consolidated" in a segment table has total assets),
-    with every amount they print.
-    ``known`` holds the (page, box) of amounts already found as operands."""
-    out = []
-    for reading in _operand_readings(page):
-        for row in printed_rows(reading.words):
-            quantities = [w for w in _quantities(row) if (page.page, w.bbox) not in known]
-            if any(_amount(w.text) in amounts for w in quantities):
-                # The row's other amounts are the same line in other years or segments.
-                out.append(_row_operand(reading, row, quantities, RESTATED, listed))
-    return out
-
-
-def _table_blocks(rows: Sequence[Sequence[Word]]) -> list[list[int]]:
+def table_blocks(rows: Sequence[Sequence[Word]]) -> list[list[int]]:
     """Runs of consecutive printed rows that form a table: rows printing amounts under a
     short label, and short heading rows between them; a sentence-length row or a gap of
     :data:`TABLE_GAP` lines ends a run."""
@@ -376,28 +336,3 @@ def _table_blocks(rows: Sequence[Sequence[Word]]) -> list[list[int]]:
     if current:
         blocks.append(current)
     return blocks
-
-
-def table_mates(
-    page: PageReadings, operands: Sequence[Mention], known: set[tuple[int, Box]], listed: bool
-) -> list[Mention]:
-    """The other rows of every table on ``page`` that holds one of ``operands``: a table's
-    rows add up to its totals (the current and deferred lines of a tax provision, the
-    segments of consolidated assets), so with its total sealed they still give it."""
-    rows_of = {m.row for m in operands if m.page == page.page}
-    if not rows_of:
-        return []
-    out = []
-    for reading in _operand_readings(page):
-        rows = printed_rows(reading.words)
-        for block in _table_blocks(rows):
-            boxes = [union_box(w.bbox for w in rows[i]) for i in block]
-            if not any(box in rows_of for box in boxes):
-                continue
-            for index in block:
-                quantities = [
-                    w for w in _quantities(rows[index]) if (page.page, w.bbox) not in known
-                ]
-                if quantities and not _folio(rows[index]):
-                    out.append(_row_operand(reading, rows[index], quantities, TABLE, listed))
-    return out

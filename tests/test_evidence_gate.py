@@ -811,3 +811,21 @@ def test_a_table_holding_an_operand_row_is_sealed_whole() -> None:
     assert [(m.printed, m.anchors) for m in mates] == [(note[1], TABLE), (note[2], TABLE)]
     # The prose below ends the table: the rent row is no operand.
     assert [m.printed for m in named + mates if "Cash paid" in m.printed] == []
+
+
+def test_erased_words_do_not_take_a_seen_answers_pictures_away(tmp_path: Path) -> None:
+    """An erased word's box is painted the colour around it: the chart under it stays."""
+    from abstain_build.evidence.seen import untouched_pictures
+    from abstain_build.pipeline.apply import listed_contents
+
+    item = sample(chart_report(tmp_path / "c.pdf"), (1,), COUNTED, "3")
+    inputs = SampleInputs(item)
+    emap = evidence_map(item, inputs)
+    contents = listed_contents(item, inputs)
+    chart = [106.0, 300.0, 506.0, 567.0]
+
+    def record(kind: str) -> dict:
+        return {"edits": {"regions": [{"page": 1, "kind": kind, "bbox": chart}]}}
+
+    assert untouched_pictures(emap, record("erase"), contents)
+    assert untouched_pictures(emap, record("mask"), contents) == []

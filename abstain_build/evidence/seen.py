@@ -30,11 +30,11 @@ MIN_COVERAGE = 0.5
 #: Pages whose visual content is below this share of their content are text pages: the
 #: check does not apply to them.
 MIN_VISUAL_SHARE = 0.05
-#: Region kinds that take content away (masks, blurs, darkening, veils, erased words,
-#: hidden pages and dropped halves); the others mark where an edit looked or kept values.
-REMOVING = frozenset(
-    {"mask", "blur", "darken", "overlay", "erase", "bar", "page_hidden", "crop_removed"}
-)
+#: Region kinds that take pictures away (masks, blurs, darkening, veils, hidden pages and
+#: dropped halves). An erased word is not one: its box is painted the colour around it,
+#: so a highlight or a drawing under it stays; the other kinds mark where an edit looked
+#: or kept values.
+REMOVING = frozenset({"mask", "blur", "darken", "overlay", "bar", "page_hidden", "crop_removed"})
 
 
 #: Evidence types (:mod:`abstain_build.routing.evidence_type`) of questions answered by

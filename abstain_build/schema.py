@@ -122,6 +122,7 @@ RECORD: dict[str, Any] = {
             "other_mentions": "int64",
             "operands": [_STATEMENT],
             "related_pages": ["int64"],
+            "named_figures": [{"page": "int64", "bbox": ["float64"]}],
             "notes": ["string"],
         },
         "reread": {

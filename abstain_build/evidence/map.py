@@ -163,7 +163,10 @@ class EvidenceMap:
             "other_mentions": sum(1 for m in self.mentions if m.status != STATEMENT),
             "operands": [m.to_json() for m in self.operands],
             "related_pages": self.related,
-            "named_figures": {str(p): [round(v, 2) for v in b] for p, b in self.figures.items()},
+            "named_figures": [
+                {"page": page, "bbox": [round(v, 2) for v in box]}
+                for page, box in sorted(self.figures.items())
+            ],
             "notes": list(self.notes),
         }
 

@@ -829,3 +829,33 @@ def test_erased_words_do_not_take_a_seen_answers_pictures_away(tmp_path: Path) -
 
     assert untouched_pictures(emap, record("erase"), contents)
     assert untouched_pictures(emap, record("mask"), contents) == []
+
+
+def highlighted_page(path: Path) -> Path:
+    """A text page with two of its lines highlighted in yellow."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    for index in (3, 7):
+        y = 80 + 14 * index
+        page.draw_rect(pymupdf.Rect(54, y - 10, 400, y + 3), fill=(1, 1, 0), color=None)
+    for index in range(40):
+        page.insert_text((56, 80 + 14 * index), FILLER[:90], fontsize=10)
+    return _save(document, path)
+
+
+def test_marks_in_colour_count_as_pictures_on_a_text_page(tmp_path: Path) -> None:
+    from abstain_build.evidence.seen import untouched_pictures
+    from abstain_build.pipeline.apply import listed_contents
+
+    question = "How many lines are highlighted in yellow on the first page?"
+    item = sample(highlighted_page(tmp_path / "h.pdf"), (1,), question, "2")
+    inputs = SampleInputs(item)
+    emap = evidence_map(item, inputs)
+    assert is_seen(emap, question)
+    contents = listed_contents(item, inputs)
+    words = {"edits": {"regions": [{"page": 1, "kind": "erase", "bbox": [54, 60, 300, 200]}]}}
+    assert untouched_pictures(emap, words, contents, question)
+    # A counting question about something else on this text page: the check stays out.
+    assert untouched_pictures(emap, words, contents, "How many lines does the page have?") == []
+    whole = {"edits": {"regions": [{"page": 1, "kind": "blur", "bbox": [0, 0, 612, 792]}]}}
+    assert untouched_pictures(emap, whole, contents, question) == []

@@ -272,6 +272,6 @@ def reread_gate(
         emap, readings, question, options, policy, allowed_regions(record), unchanged
     )
     if contents is not None:
-        result.untouched = untouched_pictures(emap, record, contents)
+        result.untouched = untouched_pictures(emap, record, contents, question)
     result.passed = not result.found and not result.untouched
     return result

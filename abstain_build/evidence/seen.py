@@ -16,6 +16,7 @@ drawn or printed as text (a prompt template, a code listing).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -83,11 +84,24 @@ def removing_regions(record: Mapping[str, Any]) -> dict[int, list[tuple[float, .
     return out
 
 
+#: A question about marks in colour: "how many lines are highlighted in yellow", "the red
+#: words". Its answer is read off drawings however little of a text page they cover.
+_MARKS = re.compile(
+    r"\b(?:highlight\w*|colou?r\w*|red|yellow|green|blue|orange|purple|pink|underlin\w*)\b",
+    re.IGNORECASE,
+)
+
+
 def untouched_pictures(
-    emap: EvidenceMap, record: Mapping[str, Any], contents: Mapping[int, PageContent]
+    emap: EvidenceMap,
+    record: Mapping[str, Any],
+    contents: Mapping[int, PageContent],
+    question: str = "",
 ) -> list[str]:
     """Listed pages whose pictures a seen answer (:func:`is_seen`) may still be read off,
-    one line each."""
+    one line each. A page with little visual content is a text page and is left out,
+    unless the question asks about marks in colour (:data:`_MARKS`)."""
+    marks = bool(_MARKS.search(question))
     regions = removing_regions(record)
     out = []
     for number in emap.listed:
@@ -103,7 +117,8 @@ def untouched_pictures(
                 )
             continue
         total = visual_mass(content)
-        if total <= 0 or total < MIN_VISUAL_SHARE * float(np.sum(content.density)):
+        text_page = total < MIN_VISUAL_SHARE * float(np.sum(content.density))
+        if total <= 0 or (text_page and not marks):
             continue
         share = visual_mass(content, regions.get(number, [])) / total
         if share < MIN_COVERAGE:

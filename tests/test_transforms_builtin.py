@@ -212,6 +212,9 @@ def test_temporal_drift_moves_every_year_outside_the_document(
         new_years = find_years(output.question)
         assert len(new_years) == len(old_years)
         assert all(not 2019 <= m.year <= 2021 for m in new_years), output.question
+        # Just outside the period, never decades away: 2016-2018 or from 2022-2024 on.
+        moved = [m.year for m in new_years]
+        assert min(moved) <= 2024 and max(moved) >= 2016, output.question
         shifts = {new.year - old.year for old, new in zip(old_years, new_years, strict=True)}
         assert len(shifts) == 1, "all years move together, keeping the spans between them"
         for old, new in zip(old_years, new_years, strict=True):
@@ -219,6 +222,35 @@ def test_temporal_drift_moves_every_year_outside_the_document(
             assert len(new.text) == len(old.text)
         stripped = [output.question[: m.start] for m in new_years[:1]]
         assert stripped == [question[: m.start] for m in old_years[:1]]
+
+
+def test_the_period_a_document_covers_is_the_years_it_mentions_often() -> None:
+    """A 2015 annual report: its five-year table and its outlook, not a 2025 maturity, the
+    1997 IPO or the 1934 Act."""
+    counts = {2011: 12, 2012: 14, 2013: 90, 2014: 160, 2015: 240, 2016: 30, 2017: 4}
+    counts |= {2025: 3, 1997: 2, 1934: 2}
+    texts = [f"In {year} we" for year, n in counts.items() for _ in range(n)]
+    covered = coverage(texts)
+    assert (covered.first, covered.last) == (2011, 2016)
+    assert covered.outliers == (1934, 1997, 2017, 2025)
+    assert covered.covers(2014) and not covered.covers(2017) and not covered.covers(2010)
+    assert (covered.including([2009]).first, covered.including([2009]).last) == (2009, 2016)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many methods were proposed in 2005?",
+        "Which was the first store opened in 2016?",
+        "What was the latest product of 2020?",
+    ],
+)
+def test_temporal_drift_refuses_a_question_whose_shifted_form_has_an_answer(
+    report_pdf: Path, question: str
+) -> None:
+    sample = doc_sample(report_pdf, (2,), question=question)
+    with pytest.raises(NotApplicable, match="still has an answer"):
+        run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
 
 
 def test_temporal_drift_not_applicable_without_a_year(report_pdf: Path) -> None:

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 from ...model import EVIDENCE, Plan, TokenEdit
 from ...routing.scoring import NEEDS_PERIOD, NEEDS_TIME
 from ..base import NotApplicable, QuestionTransform, TransformContext
-from ..functional.timeref import coverage, find_years, mentions_quarter, replace_years
+from ..functional.timeref import Coverage, coverage, find_years, mentions_quarter, replace_years
 from ..params import Param
 from ..registry import register_transform
+
+#: Questions whose shifted form has an answer: the first or latest of something in a
+#: period the document does not cover is none; a count of things done in it is zero.
+_DETERMINABLE = re.compile(
+    r"\b(?:first|earliest|oldest|latest|newest|most recent)\b"
+    r"|\bhow many\b[^?]*\b(?:proposed|published|released|introduced|founded|opened|launched"
+    r"|built|created|developed|established|acquired|presented|submitted)\b",
+    re.IGNORECASE,
+)
 
 
 @register_transform
@@ -20,17 +30,35 @@ class TemporalDrift(QuestionTransform):
     axis = EVIDENCE
     target = "question"
     description = (
-        "Shift the question's years / fiscal years (and quarters with them) to a period outside"
-        " every year mentioned in the document's text, keeping their notation (FY15, 2015)."
+        "Shift the question's years / fiscal years (and quarters with them) just past the"
+        " period the document reports on (the run of years its text mentions often), 1 to 3"
+        " years before or after it, onto years it seldom mentions, keeping their notation"
+        " (FY15, 2015). Not applicable to questions whose shifted form has an answer (the"
+        " first or latest of something, a count of things done in a year)."
     )
     params = {
-        "min_gap": Param(1, "fewest years beyond the document's coverage", low=1, high=50),
-        "max_gap": Param(4, "most years beyond the document's coverage", low=1, high=100),
+        "min_gap": Param(1, "fewest years beyond the period the document covers", low=1, high=50),
+        "max_gap": Param(3, "most years beyond the period the document covers", low=1, high=100),
         "direction": Param(
             "any", "move after, before, or either way", choices=("any", "after", "before")
         ),
     }
     intensity_doc = "100 * share of the question's characters that changed."
+
+    def _shifts(self, covered: Coverage, asked: list[int], direction: str) -> list[int]:
+        """Shifts moving every asked year just past the period, ``min_gap`` to ``max_gap``
+        years beyond it, onto years the document seldom mentions."""
+        low = self.config["min_gap"]
+        high = max(low, self.config["max_gap"])
+        out = []
+        for gap in range(low, high + 1):
+            if direction == "after":
+                shift = covered.last + gap - min(asked)
+            else:
+                shift = covered.first - gap - max(asked)
+            if not any(covered.covers(year + shift) for year in asked):
+                out.append(shift)
+        return out
 
     def plan(self, ctx: TransformContext) -> Plan:
         question = ctx.sample.question
@@ -44,20 +72,37 @@ class TemporalDrift(QuestionTransform):
             raise NotApplicable(
                 "the document has no text layer, so the period it covers cannot be read"
             )
-        covered = coverage(texts)
-        if covered is None:
+        found = coverage(texts)
+        if found is None:
             raise NotApplicable("the document's text mentions no year, so its period is unknown")
+        determinable = _DETERMINABLE.search(question)
+        if determinable:
+            raise NotApplicable(
+                f"moved to another period the question still has an answer"
+                f" ('{determinable.group(0)}': none, or zero)"
+            )
+        asked = [m.year for m in mentions]
+        covered = found.including(asked)
         first, last = covered.first, covered.last
-        low_gap, high_gap = (
-            self.config["min_gap"],
-            max(self.config["min_gap"], self.config["max_gap"]),
-        )
-        gap = int(ctx.rng.integers(low_gap, high_gap + 1))
         direction = self.config["direction"]
         if direction == "any":
             direction = "after" if ctx.rng.random() < 0.5 else "before"
-        asked = [m.year for m in mentions]
-        shift = last + gap - min(asked) if direction == "after" else first - gap - max(asked)
+        order = [direction, "before" if direction == "after" else "after"]
+        if self.config["direction"] != "any":
+            order = order[:1]
+        shift = None
+        for way in order:
+            shifts = self._shifts(covered, asked, way)
+            if shifts:
+                shift = shifts[int(ctx.rng.integers(0, len(shifts)))]
+                direction = way
+                break
+        if shift is None:
+            raise NotApplicable(
+                f"no period within {self.config['max_gap']} years of {first}-{last} that the"
+                " document seldom mentions"
+            )
+        gap = (min(asked) + shift - last) if direction == "after" else (first - max(asked) - shift)
         new_question, changes = replace_years(question, mentions, shift)
         plan = Plan(
             params={
@@ -81,11 +126,13 @@ class TemporalDrift(QuestionTransform):
                 )
             )
         plan.notes.append(
-            f"document text covers {first}-{last}; question years {sorted(set(asked))}"
+            f"the document reports on {first}-{last}; question years {sorted(set(asked))}"
             f" moved {shift:+d} to {sorted({y + shift for y in asked})}"
         )
         if covered.outliers:
-            plan.notes.append(f"far-off years ignored for coverage: {list(covered.outliers)}")
+            plan.notes.append(
+                f"years mentioned outside that period, seldom: {list(covered.outliers)}"
+            )
         ratio = difflib.SequenceMatcher(a=question, b=new_question, autojunk=False).ratio()
         plan.intensity = 100.0 * (1.0 - ratio)
         return plan

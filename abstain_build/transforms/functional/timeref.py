@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MIN_YEAR, MAX_YEAR = 1900, 2099
 
@@ -62,28 +63,62 @@ def mentions_quarter(text: str) -> bool:
     return bool(_QUARTER.search(text))
 
 
+#: A year is part of the period a document covers when it is mentioned at least this
+#: share of the times its most mentioned year is (at least once): a five-year table's
+#: first year in a 10-K is, a note's maturity year is not.
+CORE_SHARE = 0.04
+MIN_MENTIONS = 1
+
+
 @dataclass(frozen=True)
 class Coverage:
-    """The span of years a document talks about, and far-off years left out of it."""
+    """The period a document reports on, how often each year is mentioned, and the years
+    mentioned outside the period (maturities, founding years, laws)."""
 
     first: int
     last: int
     outliers: tuple[int, ...]
+    counts: dict[int, int] = field(default_factory=dict, compare=False)
+
+    @property
+    def threshold(self) -> float:
+        """Mentions a year needs to count as covered."""
+        return max(MIN_MENTIONS, CORE_SHARE * max(self.counts.values(), default=0))
+
+    def covers(self, year: int) -> bool:
+        return self.first <= year <= self.last or self.counts.get(year, 0) >= self.threshold
+
+    def including(self, years: Iterable[int]) -> Coverage:
+        """The period widened to ``years`` (a question's years, which the document answers
+        for even when it rarely mentions them)."""
+        years = list(years)
+        first = min([self.first, *years])
+        last = max([self.last, *years])
+        outliers = tuple(y for y in self.outliers if not first <= y <= last)
+        return Coverage(first, last, outliers, self.counts)
 
 
-def coverage(texts: Iterable[str], max_distance: int = 30) -> Coverage | None:
-    """Years mentioned in the texts, from first to last, or None if no year is mentioned.
+def coverage(texts: Iterable[str]) -> Coverage | None:
+    """The period a document's text covers, or None if it mentions no year.
 
-    Years more than ``max_distance`` from the median mention (the Securities Exchange Act of
-    1934 in a 2015 annual report) name laws and history, not the period the document covers.
+    The period is the run of consecutive years around the most mentioned one that are each
+    mentioned often (:data:`CORE_SHARE` of the top year's mentions): a 2015 annual report
+    covers 2011-2016 (its five-year table and its outlook)
+    and not the 2025 maturity of a note, the 1997 IPO or the Securities Exchange Act of
+    1934, which it mentions a few times each.
     """
-    years = sorted(m.year for text in texts for m in find_years(text))
-    if not years:
+    counts = Counter(m.year for text in texts for m in find_years(text))
+    if not counts:
         return None
-    median = years[len(years) // 2]
-    kept = [y for y in years if abs(y - median) <= max_distance]
-    outliers = tuple(sorted({y for y in years if abs(y - median) > max_distance}))
-    return Coverage(first=kept[0], last=kept[-1], outliers=outliers)
+    top, top_count = max(counts.items(), key=lambda item: (item[1], item[0]))
+    threshold = max(MIN_MENTIONS, CORE_SHARE * top_count)
+    first = last = top
+    while counts.get(first - 1, 0) >= threshold:
+        first -= 1
+    while counts.get(last + 1, 0) >= threshold:
+        last += 1
+    outliers = tuple(sorted(y for y in counts if not first <= y <= last))
+    return Coverage(first=first, last=last, outliers=outliers, counts=dict(counts))
 
 
 def replace_years(

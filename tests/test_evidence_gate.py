@@ -859,3 +859,25 @@ def test_marks_in_colour_count_as_pictures_on_a_text_page(tmp_path: Path) -> Non
     assert untouched_pictures(emap, words, contents, "How many lines does the page have?") == []
     whole = {"edits": {"regions": [{"page": 1, "kind": "blur", "bbox": [0, 0, 612, 792]}]}}
     assert untouched_pictures(emap, whole, contents, question) == []
+
+
+def top_heavy_pages(path: Path) -> Path:
+    """Two pages whose content is all in their top halves (a figure of tiles and a text)."""
+    document = pymupdf.open()
+    for _ in range(2):
+        page = document.new_page(width=612, height=792)
+        for index in range(4):
+            x = 80 + 120 * index
+            page.draw_rect(pymupdf.Rect(x, 120, x + 90, 210), fill=(0.3, 0.5, 0.8))
+        page.insert_textbox(pymupdf.Rect(54, 240, 558, 380), FILLER * 2, fontsize=10)
+    return _save(document, path)
+
+
+def test_hide_evidence_page_drops_the_fuller_half_when_the_answer_is_stated_nowhere(
+    tmp_path: Path,
+) -> None:
+    item = sample(top_heavy_pages(tmp_path / "t.pdf"), (1, 2), "How many tiles are shown?", "4")
+    output, _ = run("hide_evidence_page", item)
+    (crop,) = output.record.edits.pages_cropped
+    assert crop.kept == "bottom", crop.reason  # the top half holds everything
+    assert "holds 100% of the page's content" in crop.reason

@@ -6,12 +6,13 @@ import math
 
 import pymupdf
 
+from ...evidence.map import EvidenceMap
 from ...evidence.statements import TO_REMOVE
 from ...model import EVIDENCE, PageCrop, Plan, Region
 from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
 from ..functional.evidence_edits import seal_related_page
-from ..functional.page_content import normalised_page
+from ..functional.page_content import analyse_page, normalised_page
 from ..functional.pdf_edit import BLACK, blank_page, crop_to_half, page_halves, redact_rects
 from ..params import Param
 from ..registry import register_transform
@@ -28,7 +29,9 @@ class HideEvidencePage(DocumentTransform):
         "Blank 50% of the question's evidence pages (at least one; text layer removed too) and"
         " crop each remaining evidence page at its vertical midpoint, dropping the half where"
         " the evidence map finds the answer stated (for an answer printed nowhere, the rows"
-        " it is computed from). Every other page that states the answer counts as an evidence"
+        " it is computed from; for an answer stated nowhere, the half printing more of the"
+        " question's words, else the half holding more of the page's content). Every other"
+        " page that states the answer counts as an evidence"
         " page; a page with it in both halves is blanked. A page that only prints rows the"
         " answer is computed from gets black rectangles over their numbers."
     )
@@ -88,7 +91,10 @@ class HideEvidencePage(DocumentTransform):
                 )
                 continue
             computed = not emap.statements([number]) and bool(stated[number])
-            kept, reason = self._choose_half(stated[number], computed, ctx)
+            if stated[number]:
+                kept, reason = self._choose_half(stated[number], computed)
+            else:
+                kept, reason = self._fuller_half(number, halves[number], emap, ctx)
             removed = halves[number]["bottom" if kept == "top" else "top"]
             plan.edits.pages_cropped.append(PageCrop(page=number, kept=kept, reason=reason))
             plan.edits.regions.append(
@@ -120,16 +126,40 @@ class HideEvidencePage(DocumentTransform):
         return plan
 
     @staticmethod
-    def _choose_half(stated: set[str], computed: bool, ctx: TransformContext) -> tuple[str, str]:
+    def _choose_half(stated: set[str], computed: bool) -> tuple[str, str]:
         """Keep the half where the evidence map finds neither the answer nor, for an answer
-        printed nowhere, the rows it is computed from."""
+        printed nowhere, the rows it is computed from (``stated`` is one half)."""
         what = "the rows the answer is computed from are" if computed else "the answer is stated"
         if stated == {"top"}:
             return "bottom", f"{what} in the top half"
-        if stated == {"bottom"}:
-            return "top", f"{what} in the bottom half"
-        kept = "top" if ctx.rng.random() < 0.5 else "bottom"
-        return kept, "the answer is not stated on the page; half chosen at random"
+        return "top", f"{what} in the bottom half"
+
+    @staticmethod
+    def _fuller_half(
+        number: int, halves: dict[str, pymupdf.Rect], emap: EvidenceMap, ctx: TransformContext
+    ) -> tuple[str, str]:
+        """For an answer stated nowhere (counted, read off a figure): drop the half that
+        prints more of the question's words, else the one holding more of the page's
+        content. A coin toss kept the half holding all of a page's content."""
+        middle = halves["top"].y1
+        anchors = emap.anchor_boxes.get(number, [])
+        top = sum(1 for box in anchors if (box[1] + box[3]) / 2 < middle)
+        bottom = len(anchors) - top
+        if top != bottom:
+            kept = "bottom" if top > bottom else "top"
+            dropped = "top" if kept == "bottom" else "bottom"
+            return kept, f"the answer is not stated; the question's words are in the {dropped} half"
+        document = ctx.inputs.document()
+        with normalised_page(document, number) as page:
+            content = ctx.inputs.derived(("page_content", number), lambda: analyse_page(page))
+        upper = content.mass([tuple(halves["top"])])
+        lower = content.mass([tuple(halves["bottom"])])
+        kept = "bottom" if upper >= lower else "top"
+        dropped = "top" if kept == "bottom" else "bottom"
+        share = max(upper, lower) / (upper + lower) if upper + lower > 0 else 0.5
+        return kept, (
+            f"the answer is not stated; the {dropped} half holds {share:.0%} of the page's content"
+        )
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
         masks: dict[int, list] = {}

@@ -1,9 +1,11 @@
 """Contradictory captions: a note appended to a document question that says something the
 document's evidence contradicts (a different value, a different name than the gold answer).
 
-The false claim comes from the sample: a number is the gold number moved 20-50% in its
-own format; a name is another name printed on the evidence pages of the same shape
-(another segment, another platform), or, failing that, the gold answer negated.
+The false claim comes from the sample and has the gold's type: a number is the gold moved
+20-50% in its own format, a year moved 1-5 years, a date 1-14 months; a name is another
+line of the list or column the gold is printed in (another segment, another platform), or,
+for a one-item text answer, the gold ruled out. An answer of another shape (a range, a
+code) gets no note: the transform is then not applicable.
 """
 
 from __future__ import annotations
@@ -14,27 +16,57 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..qc.leak import answer_items
-from ..transforms.functional.number_rewrite import wrong_quantity, wrong_year
+from ..transforms.functional.number_rewrite import wrong_quantity
 from ..transforms.functional.numbers import find_numbers
 from .offline import Candidate
 
-NOTES = (
-    ("reports", "Note: the document reports {wrong}."),
-    ("gives", "Note: the report gives {wrong} here."),
-    ("source_states", "(The source states {wrong}.)"),
-    ("per_document", "Note: per the document, the answer is {wrong}."),
-    ("figure_shows", "Caption: the figure shows {wrong}."),
-    ("table_lists", "Note: the table lists {wrong}."),
-    ("stated_as", "Note: this is stated as {wrong}."),
-    ("according", "(According to the text: {wrong}.)"),
-    ("corrected", "Note: the corrected figure is {wrong}."),
-    ("summary", "Summary note: {wrong}."),
-)
+#: Notes by the type of the value they give: each says the document is wrong about the
+#: asked value ("this figure", "this year") and gives another of the same type.
+NOTES: dict[str, tuple[tuple[str, str], ...]] = {
+    "number": (
+        ("erratum", "Note: an erratum corrects this figure to {wrong}."),
+        ("summary", "Note: the report's summary table gives {wrong} for this."),
+        ("revised", "Note: a revised edition of the report gives {wrong} instead."),
+        ("typo", "Note: the figure printed here is a typo; it should read {wrong}."),
+        ("correction", "Note: a later correction gives this figure as {wrong}."),
+    ),
+    "year": (
+        ("erratum", "Note: an erratum corrects this year to {wrong}."),
+        ("timeline", "Note: the report's own timeline gives {wrong} instead."),
+        ("revised", "Note: a revised edition of the report dates this to {wrong}."),
+    ),
+    "date": (
+        ("erratum", "Note: an erratum corrects this date to {wrong}."),
+        ("revised", "Note: a revised edition of the report gives {wrong} instead."),
+    ),
+    "name": (
+        ("revised", "Note: a revised edition of the report names {wrong} instead."),
+        ("erratum", "Note: an erratum replaces this with {wrong}."),
+        ("summary", "Note: the report's summary gives {wrong} here."),
+    ),
+}
+#: A text answer no other name of its kind can replace is ruled out instead.
 NEGATIONS = (
-    ("not_gold", "Note: the document says it is not {gold}."),
-    ("excludes", "Note: the report explicitly excludes {gold}."),
-    ("never", "(The source never names {gold}.)"),
+    ("rules_out", "Note: a revised edition of the report rules out {gold}."),
+    ("erratum_not", "Note: an erratum says this is not {gold}."),
 )
+#: Year-month dates ("2009-07") and month-year dates ("July 2009").
+_YEAR_MONTH = re.compile(r"^(?P<year>(?:19|20)\d{2})-(?P<month>0[1-9]|1[0-2])$")
+_MONTHS = (
+    *("January", "February", "March", "April", "May", "June"),
+    *("July", "August", "September", "October", "November", "December"),
+)
+_MONTH_YEAR = re.compile(r"^(?P<month>" + "|".join(_MONTHS) + r")\s+(?P<year>(?:19|20)\d{2})$")
+#: A question asking for a year ("In which year...", "When was...").
+_ASKS_YEAR = re.compile(r"\b(?:year|when)\b", re.IGNORECASE)
+#: A list line holding a name: a few words, no digits.
+MAX_LIST_WORDS = 6
+#: Words that make a line a heading or a total, not a name of the gold's kind.
+_NOT_A_NAME = frozenset(
+    {"by", "of", "and", "the", "in", "for", "to", "per", "total", "subtotal", "other"}
+)
+#: Lines either side of the gold's line looked at for names of its kind.
+SIBLING_LINES = 6
 _NAME = re.compile(r"\b[A-Z][A-Za-z&'-]+(?:\s+[A-Z][A-Za-z&'-]+){0,3}\b")
 
 
@@ -52,15 +84,70 @@ def contradictable(answer: str, answer_format: str | None) -> bool:
     return False
 
 
-def _wrong_number(item: str, rng: np.random.Generator) -> str | None:
+def _wrong_value(item: str, question: str, rng: np.random.Generator) -> tuple[str, str] | None:
+    """Another value of the item's type in its format, and the type ("number", "year",
+    "date"); None when the item is not one number, year or date."""
+    text = item.strip()
+    for pattern in (_YEAR_MONTH, _MONTH_YEAR):
+        match = pattern.match(text)
+        if match:
+            return _moved_date(match, pattern is _YEAR_MONTH, rng), "date"
     tokens = [t for t in find_numbers(item) if t.is_quantity or t.kind == "year"]
     if len(tokens) != 1:
         return None
     token = tokens[0]
-    rewrite = wrong_year(token, rng) if token.kind == "year" else wrong_quantity(token, rng)
+    if token.kind == "year" or (
+        _ASKS_YEAR.search(question) and token.text.isdigit() and 1000 <= int(token.text) <= 2100
+    ):
+        shift = int(rng.integers(1, 6)) * (1 if rng.random() < 0.5 else -1)
+        year = int(re.search(r"\d{4}", token.text).group()) + shift
+        wrong = re.sub(r"\d{4}", str(year), token.text, count=1)
+        return item[: token.start] + wrong + item[token.end :], "year"
+    rewrite = wrong_quantity(token, rng)
     if rewrite is None:
         return None
-    return item[: token.start] + rewrite.text + item[token.end :]
+    return item[: token.start] + rewrite.text + item[token.end :], "number"
+
+
+def _moved_date(match: re.Match[str], iso: bool, rng: np.random.Generator) -> str:
+    """The date moved by 1 to 14 months, in its own format."""
+    month = (int(match.group("month")) if iso else _MONTHS.index(match.group("month")) + 1) - 1
+    total = int(match.group("year")) * 12 + month
+    total += int(rng.integers(1, 15)) * (1 if rng.random() < 0.5 else -1)
+    year, month = divmod(total, 12)
+    return f"{year}-{month + 1:02d}" if iso else f"{_MONTHS[month]} {year}"
+
+
+def sibling_names(gold: str, texts: Sequence[str]) -> list[str]:
+    """Names of the gold's kind: other short lines of the list or column the gold is
+    printed in (another segment, another platform), same number of words give or take
+    one, no digits, no heading or total ("Revenue by segment", "Total"). Empty when the
+    gold is printed on no such line."""
+    lines = [" ".join(line.split()) for text in texts for line in text.splitlines()]
+    lowered = gold.strip().lower()
+    words = len(gold.split())
+    found: dict[str, None] = {}
+    for index, line in enumerate(lines):
+        if line.lower() != lowered and not (
+            lowered in line.lower() and len(line.split()) <= MAX_LIST_WORDS
+        ):
+            continue
+        for other in lines[max(0, index - SIBLING_LINES) : index + SIBLING_LINES + 1]:
+            other = other.strip(" .,;:")
+            if (
+                other
+                and other.lower() != lowered
+                and lowered not in other.lower()
+                and other.lower() not in lowered
+                and abs(len(other.split()) - words) <= 1
+                and len(other.split()) <= MAX_LIST_WORDS
+                and not any(ch.isdigit() for ch in other)
+                and other[0].isupper() == gold.strip()[0].isupper()
+                and not other.endswith("-")
+                and not set(other.lower().split()) & _NOT_A_NAME
+            ):
+                found.setdefault(other, None)
+    return list(found)
 
 
 def alternative_names(gold: str, texts: Sequence[str]) -> list[str]:
@@ -87,25 +174,25 @@ def caption_candidates(
     evidence_texts: Sequence[str],
     rng: np.random.Generator,
 ) -> list[Candidate]:
-    """Notes contradicting the gold answer, each appended to the question."""
+    """Notes contradicting the gold answer with a value of its type, each appended to the
+    question (none when no such value can be made: SPEC section 7)."""
     items = answer_items(answer, answer_format)
     if not items:
         return []
     target = items[int(rng.integers(len(items)))]
     claims: list[tuple[str, str]] = []
-    wrong = _wrong_number(target, rng)
+    wrong = _wrong_value(target, question, rng)
     if wrong is not None:
-        claims = [
-            (f"{template_id}", template.format(wrong=wrong)) for template_id, template in NOTES
-        ]
-    else:
-        names = alternative_names(target, evidence_texts)
-        for template_id, template in NOTES:
+        value, kind = wrong
+        claims = [(f"{kind}_{tid}", note.format(wrong=value)) for tid, note in NOTES[kind]]
+    elif not any(ch.isdigit() for ch in target):
+        names = sibling_names(target, evidence_texts)
+        for template_id, template in NOTES["name"]:
             if names:
                 name = names[int(rng.integers(len(names)))]
-                claims.append((template_id, template.format(wrong=name)))
-        denied = target.strip().rstrip(".?!:;")
-        if 0 < len(denied) <= MAX_DENIED:
+                claims.append((f"name_{template_id}", template.format(wrong=name)))
+        denied = " ".join(target.split()).rstrip(".?!:;")
+        if len(items) == 1 and 0 < len(denied) <= MAX_DENIED:
             claims += [(tid, template.format(gold=denied)) for tid, template in NEGATIONS]
     order = rng.permutation(len(claims))
     base = question.rstrip()

@@ -42,8 +42,10 @@ class ContradictoryCaption(RewriteTransform):
         if not answer:
             return "the gold answer is empty, so there is nothing to contradict"
         return (
-            f"no contradiction fits: the answer ({len(answer)} characters) is not a number,"
-            " has no alternative name on the evidence pages and is too long to deny in a note"
+            f"no contradiction of the answer's type fits: the answer ({len(answer)} characters)"
+            " is not one number, year or date, no other line of its list or column on the"
+            " evidence pages names something of its kind, and it is not a one-item text short"
+            " enough to rule out"
         )
 
 

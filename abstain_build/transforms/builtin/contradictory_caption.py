@@ -19,9 +19,10 @@ class ContradictoryCaption(RewriteTransform):
     axis = EVIDENCE
     target = "question"
     description = (
-        "Append to the question a short note that directly contradicts the document's"
-        " evidence for it: the gold number moved 20-50% in its own format, another name"
-        " printed on the evidence pages in place of the gold one, or the gold answer denied."
+        "Append to the question a short note, of the gold's type, that says the document is"
+        " wrong about the asked value: the gold number moved 20-50% in its own format, a year"
+        " moved 1-5 years, a date 1-14 months, another line of the gold's list or column, or a"
+        " one-item text answer ruled out. Not applicable to answers of another shape."
     )
     intensity_doc = "100 * share of the question's characters that changed."
 

@@ -74,7 +74,8 @@ def test_real_temporal_drift_leaves_the_documents_period(mmlbd_run) -> None:
     for record in drifted:
         with pymupdf.open(out / record["document"]) as document:
             covered = coverage(page.get_text() for page in document)
-        first, last = record["transform"]["params"]["coverage"]  # widened to the question
+        params = json.loads(record["transform"]["params"])  # JSON text in the record
+        first, last = params["coverage"]  # the period, widened to the question's years
         assert covered.first >= first and covered.last <= last
         moved = [mention.year for mention in find_years(record["question"])]
         assert not any(first <= year <= last for year in moved), record["question"]

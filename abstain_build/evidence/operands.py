@@ -206,18 +206,19 @@ def _part_of_total(anchors: Anchors, row: Sequence[Word], page: set[str]) -> tup
 def _headed_tables(
     anchors: Anchors,
     printed: Sequence[Sequence[Word]],
+    amounts: Sequence[list[Word]],
     found: list[tuple[Sequence[Word], list[Word], tuple[str, ...]]],
 ) -> list[tuple[Sequence[Word], list[Word], tuple[str, ...]]]:
     """Rows of a table whose heading names a line item of the question: "Total segment
     depreciation expense is as follows:" over "Consolidated $ 8,831" (the row's own label
-    names only the segment)."""
+    names only the segment). ``amounts`` are the quantities of each printed row."""
     if not anchors.line_items:
         return found
     headed: set[int] = set()
     for block in table_blocks(printed):
         heading = list(printed[max(0, block[0] - HEADING_ROWS) : block[0]])
         for index in block[:HEADING_ROWS]:  # its own title rows, above its first amounts
-            if quantities_in(printed[index]):
+            if amounts[index]:
                 break
             heading.append(printed[index])
         text = " ".join(w.text for row in heading for w in row)
@@ -237,11 +238,8 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
     if (anchors.words == 0 and not anchors.line_items) or not reading.words:
         return []
     printed = printed_rows(reading.words)
-    rows = []
-    for row in printed:
-        quantities = quantities_in(row)
-        if quantities:
-            rows.append((row, quantities))
+    amounts = [quantities_in(row) for row in printed]
+    rows = [(row, q) for row, q in zip(printed, amounts, strict=True) if q]
     references = sum(1 for row, q in rows if _page_reference(row, q))
     contents = references >= TOC_ROWS and references >= TOC_SHARE * len(rows)
     page_stems = set(stems_of(reading.text)) if anchors.parts else set()
@@ -257,7 +255,7 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
         )
         found.append((row, quantities, named))
     if not contents:
-        found = _headed_tables(anchors, printed, found)
+        found = _headed_tables(anchors, printed, amounts, found)
     if any(named for _, _, named in found) and not contents and is_statement(printed):
         found = [(row, q, named or STATEMENT) for row, q, named in found]
         found = [(row, q, named) for row, q, named in found if not folio(row)]

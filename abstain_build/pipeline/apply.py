@@ -25,7 +25,11 @@ from ..transforms.base import (
     Transform,
     TransformContext,
 )
-from ..transforms.functional.page_content import PageContent, analyse_page, normalised_page
+from ..transforms.functional.page_content import (
+    PageContent,
+    normalised_page,
+    sample_page_content,
+)
 
 if TYPE_CHECKING:
     from ..models import ModelClient
@@ -160,5 +164,5 @@ def listed_contents(sample: Sample, inputs: SampleInputs) -> dict[int, PageConte
         if not 0 < number <= document.page_count:
             continue
         with normalised_page(document, number) as page:
-            out[number] = inputs.derived(("page_content", number), lambda p=page: analyse_page(p))
+            out[number] = sample_page_content(inputs, page, number)
     return out

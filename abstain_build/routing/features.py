@@ -137,7 +137,7 @@ def add_evidence_features(features: Features, sample: Sample, inputs: SampleInpu
     from ..textregions.pages import page_words
     from ..textregions.tables import find_tables
     from ..transforms.functional.figures import find_figures
-    from ..transforms.functional.page_content import analyse_page, normalised_page
+    from ..transforms.functional.page_content import normalised_page, sample_page_content
     from ..transforms.functional.page_numbers import page_numbers
     from ..transforms.functional.timeref import coverage
 
@@ -168,5 +168,5 @@ def add_evidence_features(features: Features, sample: Sample, inputs: SampleInpu
                     ),
                 )
                 features.has_table |= bool(tables)
-            content = inputs.derived(("page_content", number), lambda page=page: analyse_page(page))
+            content = sample_page_content(inputs, page, number)
             features.has_figure |= bool(find_figures(page, content))

@@ -25,7 +25,7 @@ from ..evidence.policy import QUESTION, REMOVE
 from ..model import FAMILIES, Edits, Plan, Region, Sample
 from ..textregions.pages import PageWords, page_words
 from .functional.evidence_edits import seal_related_page
-from .functional.page_content import PageContent, analyse_page, normalised_page
+from .functional.page_content import PageContent, normalised_page, sample_page_content
 from .params import Param, resolve_params
 
 if TYPE_CHECKING:
@@ -296,7 +296,7 @@ class EvidencePageTransform(DocumentTransform):
     @staticmethod
     def page_content(page: pymupdf.Page, number: int, ctx: TransformContext) -> PageContent:
         """The content analysis of evidence page ``number``, made once per sample."""
-        return ctx.inputs.derived(("page_content", number), lambda: analyse_page(page))
+        return sample_page_content(ctx.inputs, page, number)
 
     @staticmethod
     def page_words(page: pymupdf.Page, number: int, ctx: TransformContext) -> PageWords:

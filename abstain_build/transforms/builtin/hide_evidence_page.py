@@ -12,7 +12,7 @@ from ...model import EVIDENCE, PageCrop, Plan, Region
 from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
 from ..functional.evidence_edits import seal_related_page
-from ..functional.page_content import analyse_page, normalised_page
+from ..functional.page_content import normalised_page, sample_page_content
 from ..functional.pdf_edit import BLACK, blank_page, crop_to_half, page_halves, redact_rects
 from ..params import Param
 from ..registry import register_transform
@@ -151,7 +151,7 @@ class HideEvidencePage(DocumentTransform):
             return kept, f"the answer is not stated; the question's words are in the {dropped} half"
         document = ctx.inputs.document()
         with normalised_page(document, number) as page:
-            content = ctx.inputs.derived(("page_content", number), lambda: analyse_page(page))
+            content = sample_page_content(ctx.inputs, page, number)
         upper = content.mass([tuple(halves["top"])])
         lower = content.mass([tuple(halves["bottom"])])
         kept = "bottom" if upper >= lower else "top"

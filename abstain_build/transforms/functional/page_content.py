@@ -24,6 +24,7 @@ import math
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pymupdf
@@ -31,6 +32,9 @@ import pymupdf
 from .drawings import Drawing, drawing_figures, visible_drawings
 from .grid import GRID_CELLS, Grid
 from .raster import edge_mask, graphic_mask, ink_mask, pixel_box
+
+if TYPE_CHECKING:
+    from ...media.inputs import SampleInputs
 
 #: Resolution of the pixel analysis: coarse on purpose (letter page: 408 x 528 pixels).
 ANALYSIS_DPI = 48
@@ -161,6 +165,13 @@ def _pixel_score(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ink = ink_mask(rgb)
     score = 0.4 * ink + 0.4 * edge_mask(rgb) + 0.6 * graphic_mask(rgb, ink)
     return score, ink
+
+
+def sample_page_content(inputs: SampleInputs, page: pymupdf.Page, number: int) -> PageContent:
+    """The content analysis of page ``number`` (as :func:`normalised_page` yields it) of a
+    sample's document, made once per sample and kept on its ``inputs``: routing, the
+    transforms and the re-read gate share it."""
+    return inputs.derived(("page_content", number), lambda: analyse_page(page))
 
 
 def analyse_page(page: pymupdf.Page, cells: int = GRID_CELLS) -> PageContent:

@@ -147,20 +147,22 @@ def paths_hidden_under(page: pymupdf.Page, rects: Sequence[pymupdf.Rect]) -> lis
 def flatten_regions(
     page: pymupdf.Page, rects: Sequence[pymupdf.Rect], dpi: float = FLATTEN_DPI
 ) -> None:
-    """Replace the vector art inside ``rects`` by a picture of it, as it looks now.
+    """Replace the vector art inside ``rects`` (not overlapping) by a picture of it, as it
+    looks now.
 
-    Each region is rendered, the paths wholly inside it are removed (text, images and
-    everything outside stay), and the rendering is placed over it. The page looks the same;
-    the paths' coordinates are gone.
+    Each region is rendered, the paths wholly inside the regions are removed (text, images
+    and everything outside stay), and each rendering is placed over its region. The page
+    looks the same; the paths' coordinates are gone.
     """
+    pictures = [render_region(page, rect, dpi)[0] for rect in rects]
     for rect in rects:
-        array, _ = render_region(page, rect, dpi)
         page.add_redact_annot(rect, fill=False, cross_out=False)
-        page.apply_redactions(
-            images=pymupdf.PDF_REDACT_IMAGE_NONE,
-            graphics=pymupdf.PDF_REDACT_LINE_ART_REMOVE_IF_COVERED,
-            text=pymupdf.PDF_REDACT_TEXT_NONE,
-        )
+    page.apply_redactions(
+        images=pymupdf.PDF_REDACT_IMAGE_NONE,
+        graphics=pymupdf.PDF_REDACT_LINE_ART_REMOVE_IF_COVERED,
+        text=pymupdf.PDF_REDACT_TEXT_NONE,
+    )
+    for rect, array in zip(rects, pictures, strict=True):
         page.insert_image(rect, stream=encode_png(array), keep_proportion=False)
 
 

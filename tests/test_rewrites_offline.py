@@ -143,8 +143,10 @@ def test_a_caption_contradicts_a_numeric_answer_in_its_format() -> None:
     candidates = caption_candidates(
         "What was the revenue in FY2021?", "$11,642.4", "Float", [], np.random.default_rng(3)
     )
-    assert len(candidates) >= 5
+    assert len(candidates) >= 4
     for candidate in candidates:
+        # The document contradicts itself; a note claiming to correct it would be believed.
+        assert not re.search(r"erratum|correct|revised|typo", candidate.appended)
         (token,) = [t for t in find_numbers(candidate.appended) if t.is_quantity]
         assert (token.text.startswith("$") and "," in token.text) or token.value < 1000
         assert token.value != 11642.4

@@ -1,7 +1,8 @@
 """Contradictory captions: a note appended to a document question that says something the
 document's evidence contradicts (a different value, a different name than the gold answer).
 
-The false claim comes from the sample and has the gold's type: a number is the gold moved
+The note says the document itself gives another value elsewhere, so document and note
+conflict; the false value comes from the sample and has the gold's type: a number is the gold moved
 20-50% in its own format, a year moved 1-5 years, a date 1-14 months; a name is another
 line of the list or column the gold is printed in (another segment, another platform), or,
 for a one-item text answer, the gold ruled out. An answer of another shape (a range, a
@@ -20,35 +21,34 @@ from ..transforms.functional.number_rewrite import wrong_quantity
 from ..transforms.functional.numbers import find_numbers
 from .offline import Candidate
 
-#: Notes by the type of the value they give: each says the document is wrong about the
-#: asked value ("this figure", "this year") and gives another of the same type.
+#: Notes by the type of the value they give. Each says the document itself gives another
+#: value of the asked quantity elsewhere, so the two conflict and neither wins; a note
+#: claiming to correct the document ("an erratum corrects this to ...") would instead be
+#: believed, and the item answered with its value.
 NOTES: dict[str, tuple[tuple[str, str], ...]] = {
     "number": (
-        ("erratum", "Note: an erratum corrects this figure to {wrong}."),
         ("summary", "Note: the report's summary table gives {wrong} for this."),
-        ("revised", "Note: a revised edition of the report gives {wrong} instead."),
-        ("typo", "Note: the figure printed here is a typo; it should read {wrong}."),
-        ("correction", "Note: a later correction gives this figure as {wrong}."),
+        ("elsewhere", "Note: elsewhere the report puts this figure at {wrong}."),
+        ("appendix", "Note: the report's appendix lists this figure as {wrong}."),
+        ("released", "Note: the summary released with this report gives {wrong}."),
     ),
     "year": (
-        ("erratum", "Note: an erratum corrects this year to {wrong}."),
+        ("elsewhere", "Note: elsewhere the report dates this to {wrong}."),
         ("timeline", "Note: the report's own timeline gives {wrong} instead."),
-        ("revised", "Note: a revised edition of the report dates this to {wrong}."),
     ),
     "date": (
-        ("erratum", "Note: an erratum corrects this date to {wrong}."),
-        ("revised", "Note: a revised edition of the report gives {wrong} instead."),
+        ("elsewhere", "Note: elsewhere the report gives this date as {wrong}."),
+        ("summary", "Note: the report's summary gives {wrong} for this date."),
     ),
     "name": (
-        ("revised", "Note: a revised edition of the report names {wrong} instead."),
-        ("erratum", "Note: an erratum replaces this with {wrong}."),
+        ("elsewhere", "Note: elsewhere the report names {wrong} here."),
         ("summary", "Note: the report's summary gives {wrong} here."),
     ),
 }
-#: A text answer no other name of its kind can replace is ruled out instead.
+#: A text answer no other name of its kind can replace is ruled out, by the document too.
 NEGATIONS = (
-    ("rules_out", "Note: a revised edition of the report rules out {gold}."),
-    ("erratum_not", "Note: an erratum says this is not {gold}."),
+    ("rules_out", "Note: elsewhere the report rules out {gold}."),
+    ("summary_not", "Note: the report's summary says this is not {gold}."),
 )
 #: Year-month dates ("2009-07") and month-year dates ("July 2009").
 _YEAR_MONTH = re.compile(r"^(?P<year>(?:19|20)\d{2})-(?P<month>0[1-9]|1[0-2])$")

@@ -1,8 +1,9 @@
 """Contradictory captions: a note appended to a document question that says something the
 document's evidence contradicts (a different value, a different name than the gold answer).
 
-The note says the document itself gives another value elsewhere, so document and note
-conflict; the false value comes from the sample and has the gold's type: a number is the gold moved
+The note says a companion of the document (its summary, its press release) gives another
+value, so document and note conflict; the false value comes from the sample and has the
+gold's type: a number is the gold moved
 20-50% in its own format, a year moved 1-5 years, a date 1-14 months; a name is another
 line of the list or column the gold is printed in (another segment, another platform), or,
 for a one-item text answer, the gold ruled out. An answer of another shape (a range, a
@@ -21,34 +22,36 @@ from ..transforms.functional.number_rewrite import wrong_quantity
 from ..transforms.functional.numbers import find_numbers
 from .offline import Candidate
 
-#: Notes by the type of the value they give. Each says the document itself gives another
-#: value of the asked quantity elsewhere, so the two conflict and neither wins; a note
-#: claiming to correct the document ("an erratum corrects this to ...") would instead be
-#: believed, and the item answered with its value.
+#: Notes by the type of the value they give. Each cites a companion of the document (its
+#: summary, its press release, its slides) giving another value of the asked quantity:
+#: of the same authority, so the two conflict and neither wins. A note claiming to correct
+#: the document ("an erratum corrects this to ...") would be believed, and one pointing
+#: into the shipped document ("elsewhere the report says ...") can be checked and found
+#: false; either way the item would be answered.
 NOTES: dict[str, tuple[tuple[str, str], ...]] = {
     "number": (
-        ("summary", "Note: the report's summary table gives {wrong} for this."),
-        ("elsewhere", "Note: elsewhere the report puts this figure at {wrong}."),
-        ("appendix", "Note: the report's appendix lists this figure as {wrong}."),
-        ("released", "Note: the summary released with this report gives {wrong}."),
+        ("summary", "Note: the summary published with this report gives {wrong}."),
+        ("press", "Note: the report's press release gives {wrong} for this."),
+        ("authors", "Note: the authors' summary of this report gives {wrong}."),
+        ("slides", "Note: the slides presented with this report give {wrong}."),
     ),
     "year": (
-        ("elsewhere", "Note: elsewhere the report dates this to {wrong}."),
-        ("timeline", "Note: the report's own timeline gives {wrong} instead."),
+        ("summary", "Note: the summary published with this report dates this to {wrong}."),
+        ("press", "Note: the report's press release gives the year {wrong}."),
     ),
     "date": (
-        ("elsewhere", "Note: elsewhere the report gives this date as {wrong}."),
-        ("summary", "Note: the report's summary gives {wrong} for this date."),
+        ("summary", "Note: the summary published with this report gives {wrong}."),
+        ("press", "Note: the report's press release gives this date as {wrong}."),
     ),
     "name": (
-        ("elsewhere", "Note: elsewhere the report names {wrong} here."),
-        ("summary", "Note: the report's summary gives {wrong} here."),
+        ("summary", "Note: the summary published with this report names {wrong}."),
+        ("press", "Note: the report's press release names {wrong} here."),
     ),
 }
-#: A text answer no other name of its kind can replace is ruled out, by the document too.
+#: A text answer no other name of its kind can replace is ruled out by a companion too.
 NEGATIONS = (
-    ("rules_out", "Note: elsewhere the report rules out {gold}."),
-    ("summary_not", "Note: the report's summary says this is not {gold}."),
+    ("summary_not", "Note: the summary published with this report rules out {gold}."),
+    ("press_not", "Note: the report's press release says this is not {gold}."),
 )
 #: Year-month dates ("2009-07") and month-year dates ("July 2009").
 _YEAR_MONTH = re.compile(r"^(?P<year>(?:19|20)\d{2})-(?P<month>0[1-9]|1[0-2])$")

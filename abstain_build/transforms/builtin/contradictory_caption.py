@@ -19,11 +19,12 @@ class ContradictoryCaption(RewriteTransform):
     axis = EVIDENCE
     target = "question"
     description = (
-        "Append to the question a short note, of the gold's type, that says the document"
-        " itself gives another value for the asked quantity elsewhere (a conflict, never a"
-        " correction): the gold number moved 20-50% in its own format, a year"
-        " moved 1-5 years, a date 1-14 months, another line of the gold's list or column, or a"
-        " one-item text answer ruled out. Not applicable to answers of another shape."
+        "Append to the question a short note, of the gold's type, that says a companion of"
+        " the document (its summary, its press release) gives another value for the asked"
+        " quantity (a conflict, never a correction): the gold number moved 20-50% in its own"
+        " format, a year moved 1-5 years, a date 1-14 months, another line of the gold's list"
+        " or column, or a one-item text answer ruled out. Not applicable to answers of"
+        " another shape."
     )
     intensity_doc = "100 * share of the question's characters that changed."
 

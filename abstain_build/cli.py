@@ -216,6 +216,15 @@ def transform(
             " Every page the model sees that states the answer is edited, and re-read.",
         ),
     ] = None,
+    answer_changed: Annotated[
+        bool | None,
+        typer.Option(
+            "--answer-changed/--no-answer-changed",
+            help="Keep a corrupted document item whose page now prints one clean new answer"
+            " as an answer-changed item (answerable, new gold; default) or drop it. Either"
+            " way the sample's counterpart comes from its next transform.",
+        ),
+    ] = None,
     config: Annotated[
         Path | None, typer.Option("--config", help="TOML file, or a previous run's manifest.json.")
     ] = None,
@@ -250,6 +259,7 @@ def transform(
         "max_pixels": max_pixels,
         "dpi": dpi,
         "context": context,
+        "answer_changed": answer_changed,
         "overwrite": overwrite or None,
     }
     try:

@@ -49,6 +49,9 @@ class BuildConfig:
     #: What a model is meant to see of a document sample: "document" (the whole PDF, as
     #: MMLongBench-Doc's evaluation gives it) or "pages" (the evidence pages' images).
     context: str = "document"
+    #: Keep a corruption that printed one clean new answer as an answer-changed item
+    #: (answerable, with the new value as its gold); False: drop it (SPEC 7).
+    answer_changed: bool = True
 
     def __post_init__(self) -> None:
         if self.workers < 1:

@@ -208,6 +208,9 @@ class Plan:
     mode: str = "rule"  # "rule" (deterministic kernel), "template", "llm"
     extra: dict[str, Any] = field(default_factory=dict)  # transform-private, not recorded
     rewrite: RewriteInfo = field(default_factory=RewriteInfo)
+    #: Set when the edit replaced the answer by one clean value: the item is then
+    #: answerable with this gold (an answer-changed item, SPEC 7), not a counterpart.
+    new_answer: str | None = None
 
 
 @dataclass

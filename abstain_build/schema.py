@@ -14,7 +14,22 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+
+#: Values of a record's ``kind``.
+ORIGINAL = "original"
+COUNTERPART = "counterpart"
+ANSWER_CHANGED = "answer_changed"
+KINDS = (ORIGINAL, COUNTERPART, ANSWER_CHANGED)
+
+
+def record_kind(record: dict[str, Any]) -> str:
+    """A row's kind; rows written before ``kind`` existed are originals or counterparts."""
+    kind = record.get("kind")
+    if kind in KINDS:
+        return str(kind)
+    return ORIGINAL if record.get("answerable") else COUNTERPART
+
 
 _REGION = {
     "bbox": ["float64"],
@@ -59,6 +74,9 @@ RECORD: dict[str, Any] = {
     "id": "string",
     "group_id": "string",
     "answerable": "bool",
+    #: "original" (the source item), "counterpart" (made unanswerable) or "answer_changed"
+    #: (an edit gave it a new printed answer: answerable, ``answer`` is the new gold).
+    "kind": "string",
     "axis": "string",
     "question": "string",
     "options": ["string"],

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pymupdf
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -550,3 +551,86 @@ def test_hand_written_responses_land_in_the_cells_written_beside_them(
     assert cells == expected
     assert report["overall"]["counts"] == counts
     assert {key: report["pairs"][key] for key in pairs} == pairs
+
+
+# --- answer-changed items -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def corrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("answer-changed") / "out"
+    done = run_cli(
+        "transform",
+        str(FIXTURES / "mmlongbench-doc"),
+        "-o",
+        str(target),
+        "--seed",
+        "7",
+        "--qc",
+        "none",
+        "--no-routing",
+        "--transforms",
+        "corrupt_numeric_tokens",
+    )
+    assert done.returncode == 0, done.stderr
+    return target
+
+
+def test_answer_changed_items_are_answerable_with_the_new_printed_value(corrupted: Path) -> None:
+    records = read_jsonl(corrupted / "data.jsonl")
+    changed = [r for r in records if r["kind"] == "answer_changed"]
+    assert changed
+    for record in changed:
+        assert record["answerable"] is True
+        assert record["answer"] != record["original_answer"]
+        with pymupdf.open(corrupted / record["document"]) as document:
+            text = " ".join(document[p - 1].get_text() for p in record["evidence_pages"])
+        if not text.strip():  # a scanned page: read what it shows
+            from abstain_build.textregions.ocr import ocr_image
+
+            pixels = np.asarray(Image.open(corrupted / record["images"][0]).convert("RGB"))
+            text = " ".join(word.text for word in ocr_image(pixels))
+        assert record["answer"].replace(",", "") in text.replace(",", "")
+    manifest = json.loads((corrupted / "manifest.json").read_text())
+    assert manifest["counts"]["items"]["answer_changed"] == len(changed)
+
+
+def test_eval_scores_answer_changed_items_apart_and_counts_recitals(
+    corrupted: Path, tmp_path: Path
+) -> None:
+    records = read_jsonl(corrupted / "data.jsonl")
+    changed = [r for r in records if r["kind"] == "answer_changed"]
+    reading = write_predictions(tmp_path / "reads.jsonl", perfect(records))
+    report = run_eval(corrupted, reading)
+    assert report["answer_changed"]["items"] == len(changed)
+    assert report["answer_changed"]["read_new_answer"] == len(changed)
+    assert report["answer_changed"]["recited_original"] == 0
+    # The headline cells hold originals and counterparts only, so they stay comparable.
+    assert sum(report["overall"]["counts"].values()) == len(records) - len(changed)
+    reciting = [
+        {"id": r["id"], "response": f"The answer is {r['original_answer']}."}
+        if r["kind"] == "answer_changed"
+        else p
+        for r, p in zip(records, perfect(records), strict=True)
+    ]
+    report = run_eval(corrupted, write_predictions(tmp_path / "recites.jsonl", reciting))
+    assert report["answer_changed"]["recited_original"] == len(changed)
+    assert report["answer_changed"]["read_new_answer"] == 0
+
+
+def test_answer_changed_items_can_be_turned_off(tmp_path: Path) -> None:
+    done = run_cli(
+        "transform",
+        str(FIXTURES / "mmlongbench-doc"),
+        "-o",
+        str(tmp_path / "out"),
+        "--qc",
+        "none",
+        "--no-routing",
+        "--transforms",
+        "corrupt_numeric_tokens",
+        "--no-answer-changed",
+    )
+    assert done.returncode == 0, done.stderr
+    records = read_jsonl(tmp_path / "out" / "data.jsonl")
+    assert records and not [r for r in records if r["kind"] == "answer_changed"]

@@ -264,6 +264,66 @@ def test_years_are_corrupted_when_the_question_asks_for_one() -> None:
     assert not [t for t in kept.record.edits.tokens if t.new and find_numbers(t.old)[0].years]
 
 
+def _statement_pdf(path: Path, lines: list[str]) -> Sample:
+    document = pymupdf.open()
+    page = document.new_page()
+    for index, line in enumerate(lines):
+        page.insert_text((72, 100 + 24 * index), line, fontsize=11)
+    document.save(path)
+    return Sample(
+        id=path.stem,
+        source=INFO,
+        question="What was Northwind's revenue in 2019? Answer in millions of dollars.",
+        answer="41.2",
+        answer_format="Float",
+        document=DocumentRef(path=path, doc_id=path.name),
+        evidence_pages=(1,),
+    )
+
+
+def test_a_gold_printed_once_becomes_an_answer_changed_item(tmp_path: Path) -> None:
+    sample = _statement_pdf(
+        tmp_path / "once.pdf",
+        [
+            "Northwind revenue in 2019 was $41.2 million, driven by the new stores.",
+            "Operating costs were $17.9 million and headcount reached 310 people.",
+        ],
+    )
+    output = run("corrupt_numeric_tokens", sample)
+    new = output.plan.new_answer
+    assert new is not None and new != "41.2"
+    assert 0.5 * 41.2 <= float(new) <= 1.5 * 41.2
+    after = page_text(output.pdf, 1)
+    assert f"${new} million" in after and "41.2" not in after
+    assert "Northwind revenue in 2019" in after  # the printing's label stays
+
+
+def test_a_gold_printed_twice_is_made_to_disagree_with_itself(tmp_path: Path) -> None:
+    sample = _statement_pdf(
+        tmp_path / "twice.pdf",
+        [
+            "Northwind revenue in 2019 was $41.2 million, driven by the new stores.",
+            "Revenue (2019, $ million)            41.2",
+        ],
+    )
+    for seed in range(6):
+        output = run("corrupt_numeric_tokens", sample, seed=seed)
+        assert output.plan.new_answer is None
+        printed = [t.new for t in output.record.edits.tokens if t.new]
+        values = {find_numbers(text)[0].value for text in printed}
+        assert len(printed) == 2 and len(values) == 2, printed
+        assert any("disagree" in note for note in output.record.notes)
+
+
+def test_an_answer_computed_from_corrupted_values_is_not_applicable(tmp_path: Path) -> None:
+    sample = _statement_pdf(
+        tmp_path / "derived.pdf",
+        ["Revenue was $30.0 million in the first half and $11.2 million in the second."],
+    )
+    with pytest.raises(NotApplicable, match="new value"):
+        run("corrupt_numeric_tokens", sample)
+
+
 @needs_ocr
 def test_corruption_on_an_image_only_page_is_drawn_into_the_pixels() -> None:
     sample = fixture_sample("ACME_2021_10K-aea0bc6a")

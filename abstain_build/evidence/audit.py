@@ -30,6 +30,7 @@ from typing import Any
 from ..errors import InputError
 from ..media.images import decode_image
 from ..media.pdf import DEFAULT_DPI, open_pdf
+from ..schema import ANSWER_CHANGED, COUNTERPART, ORIGINAL, record_kind
 from .context import IMAGES
 from .gate import allowed_regions, find_leaks, read_shipped, region_kinds
 from .map import EvidenceMap, build_map, page_labels
@@ -53,6 +54,9 @@ class ItemAudit:
     context: str
     policy: str
     answerable: bool
+    #: "original", "counterpart" or "answer_changed" (audited like a counterpart: its
+    #: page must no longer state the original's answer).
+    kind: str = "original"
     leaked: bool = False
     #: The answer is printed nowhere and operand rows are still readable.
     computable: bool = False
@@ -73,6 +77,7 @@ class ItemAudit:
             "context": self.context,
             "policy": self.policy,
             "answerable": self.answerable,
+            "kind": self.kind,
             "leaked": self.leaked,
             "computable": self.computable,
             "found": [m.to_json() for m in self.found],
@@ -91,7 +96,11 @@ class AuditReport:
 
     @property
     def counterparts(self) -> list[ItemAudit]:
-        return [i for i in self.items if not i.answerable]
+        return [i for i in self.items if i.kind == COUNTERPART]
+
+    @property
+    def answer_changed(self) -> list[ItemAudit]:
+        return [i for i in self.items if i.kind == ANSWER_CHANGED]
 
     @property
     def accepted_leaks(self) -> list[ItemAudit]:
@@ -109,13 +118,15 @@ class AuditReport:
         return {k: dict(v) for k, v in sorted(out.items())}
 
     def to_json(self) -> dict[str, Any]:
-        controls = [i for i in self.items if i.answerable]
+        controls = [i for i in self.items if i.kind == ORIGINAL]
         return {
             "counterparts": len(self.counterparts),
             "leaked": sum(i.leaked for i in self.counterparts),
             "accepted_leaked": len(self.accepted_leaks),
             "controls": len(controls),
             "controls_stating_the_answer": sum(bool(i.found) for i in controls),
+            "answer_changed": len(self.answer_changed),
+            "answer_changed_stating_the_original": sum(i.leaked for i in self.answer_changed),
             "by_transform": self.table("transform"),
             "by_status": self.table("status"),
             "items": [i.to_json() for i in self.items],
@@ -196,7 +207,8 @@ def audit_item(
     transform = row.get("transform") or {}
     qc = row.get("qc") or {}
     context = row.get("context") or ("document" if row.get("document") else IMAGES)
-    policy = policy_of(row) if not row.get("answerable") else "control"
+    kind = record_kind(row)
+    policy = "control" if kind == ORIGINAL else policy_of(row)
     item = ItemAudit(
         id=str(row.get("id")),
         transform=str(transform.get("name") or "original"),
@@ -205,6 +217,7 @@ def audit_item(
         context=context,
         policy=policy,
         answerable=bool(row.get("answerable")),
+        kind=kind,
     )
     reference = control or row
     try:
@@ -220,7 +233,7 @@ def audit_item(
                 row.get("options") or [],
                 readings,
             )
-        if row.get("answerable"):
+        if kind == ORIGINAL:
             item.pages_read = len(emap.readings)
             item.found = emap.statements()
             return item
@@ -279,7 +292,7 @@ def _shipped(
 def iter_audit(root: Path) -> Iterator[tuple[int, ItemAudit]]:
     """Audit every record of the dataset in ``root``, in file order, with its count."""
     rows = _rows(root)
-    controls = {r.get("group_id"): r for r in rows if r.get("answerable")}
+    controls = {r.get("group_id"): r for r in rows if record_kind(r) == ORIGINAL}
     docs = _Documents(root)
     for row in rows:
         yield len(rows), audit_item(row, controls.get(row.get("group_id")), root, docs)
@@ -324,7 +337,7 @@ def print_report(console: Any, data: Mapping[str, Any], written: Path, limit: in
                 str(row.get("unread", 0)),
             )
         console.print(table)
-    leaking = [i for i in data["items"] if i["leaked"]]
+    leaking = [i for i in data["items"] if i["leaked"] and i.get("kind") != ANSWER_CHANGED]
     leaking.sort(key=lambda i: (i["status"] != "accepted", i["id"]))
     for item in leaking[:limit]:
         places = "; ".join(
@@ -345,6 +358,12 @@ def print_report(console: Any, data: Mapping[str, Any], written: Path, limit: in
         f"{data['leaked']} of {data['counterparts']} counterparts still state the answer"
         f" ({data['accepted_leaked']} of them accepted by QC); the answer is stated in"
         f" {data['controls_stating_the_answer']} of {data['controls']} controls."
-        f" Report: {written}",
+        + (
+            f" {data['answer_changed_stating_the_original']} of {data['answer_changed']}"
+            " answer-changed items still state the original's answer."
+            if data.get("answer_changed")
+            else ""
+        )
+        + f" Report: {written}",
         highlight=False,
     )

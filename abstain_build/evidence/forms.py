@@ -284,7 +284,7 @@ def _numeric_core(tokens: tuple[str, ...]) -> tuple[str, ...]:
 # -- numbers -------------------------------------------------------------------------------
 
 
-def _shifts(item: GoldItem, printed_percent: bool) -> tuple[Decimal, ...]:
+def unit_shifts(item: GoldItem, printed_percent: bool) -> tuple[Decimal, ...]:
     """Powers of ten between the gold and a printed number that keep the same meaning.
 
     A percent gold may be printed as a fraction (5.4% as 0.054) and a fraction gold as a
@@ -321,7 +321,7 @@ def value_form(
     a numeric ``item``: (form, significant digits the two share), or None."""
     if item.kind != "number" or item.number is None or item.quantum is None:
         return None
-    for shift in _shifts(item, percent):
+    for shift in unit_shifts(item, percent):
         gold, gold_quantum = item.number * shift, item.quantum * shift
         if value == gold:
             form = "exact" if shift == 1 else "scaled"

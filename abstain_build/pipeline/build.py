@@ -97,6 +97,7 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
         terminal=terminal,
         qc=qc_spec(config),
         context=config.context,
+        answer_changed=config.answer_changed,
     )
     if config.llm:
         # Fails now, before anything is written, when the key is missing.

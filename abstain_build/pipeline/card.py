@@ -65,7 +65,15 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
         f" source records) with seed {config['seed']}. Each answerable original is kept as a"
         " control and shares a `group_id` with its unanswerable counterparts.",
         "",
-        f"- Items: {totals['answerable']} answerable, {totals['unanswerable']} unanswerable.",
+        f"- Items: {totals['answerable']} answerable, {totals['unanswerable']} unanswerable"
+        + (
+            f", {totals['answer_changed']} answer-changed (a corruption printed one clean new"
+            " answer: answerable with it, `kind` = `answer_changed`; by transform: "
+            + ", ".join(f"{n} {c}" for n, c in sorted(counts.answer_changed_by_transform.items()))
+            + ")."
+            if totals.get("answer_changed")
+            else "."
+        ),
         "- Transform selection: "
         + (
             "routing off (`--no-routing`): every requested transform that fits a sample."
@@ -131,8 +139,10 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
         "",
         "## Files",
         "",
-        "- `data.jsonl`: one item per line; `answer` is null for unanswerable items,"
-        " `original_answer` always holds the source answer. Paths are relative to this folder.",
+        "- `data.jsonl`: one item per line; `kind` is `original`, `counterpart` (unanswerable)"
+        " or `answer_changed` (answerable with the new printed value); `answer` is null for"
+        " unanswerable items, `original_answer` always holds the source answer. Paths are"
+        " relative to this folder.",
         f"- `assets/`: images (document evidence pages rendered at {config['dpi']} dpi) and PDFs.",
         "- `manifest.json`: configuration, source hashes, counts and timings.",
         "- `errors.jsonl`: one line per failed sample or transform, with the stage and reason.",

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..schema import ANSWER_CHANGED, COUNTERPART, record_kind
 from .assets import atomic_write
 from .worker import SampleOutcome
 
@@ -169,7 +170,12 @@ def journal_entry(outcome: SampleOutcome, data_end: int, errors_end: int) -> dic
         "emitted": [
             [r["transform"]["name"], r["transform"]["family"], r["axis"]]
             for r in outcome.records
-            if r["transform"] is not None
+            if record_kind(r) == COUNTERPART
+        ],
+        "changed": [
+            [r["transform"]["name"], r["transform"]["family"], r["axis"]]
+            for r in outcome.records
+            if record_kind(r) == ANSWER_CHANGED
         ],
         "controls": [r["axis"] for r in outcome.records if r["transform"] is None],
         "errors": [[p.stage, p.transform] for p in outcome.problems],
@@ -204,7 +210,7 @@ def rewrite_data(root: Path, lines: list[str]) -> None:
         line_starts.append(position)
     count = 0
     for entry in entries:
-        count += len(entry["controls"]) + len(entry["emitted"])
+        count += len(entry["controls"]) + len(entry["emitted"]) + len(entry.get("changed", []))
         if count >= len(line_starts):
             raise ValueError("data.jsonl has fewer records than its journal: not rewritten")
         ends.append(line_starts[count])

@@ -1,4 +1,5 @@
-"""The rows of data.jsonl: the answerable control and its unanswerable counterparts."""
+"""The rows of data.jsonl: the answerable control, its unanswerable counterparts and, for
+documents, answer-changed items (an edit that printed a new answer: answerable with it)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.gate import GateResult
 from ..evidence.map import EvidenceMap
 from ..model import Sample
+from ..schema import ANSWER_CHANGED, COUNTERPART, ORIGINAL
 
 
 @dataclass
@@ -50,17 +52,25 @@ def _record(
     qc: dict[str, Any],
     context: str,
     evidence: dict[str, Any] | None,
+    new_answer: str | None = None,
 ) -> dict[str, Any]:
-    """One row, keys in the order of ``abstain_build.schema.RECORD``."""
-    answerable = transform is None
+    """One row, keys in the order of ``abstain_build.schema.RECORD``. ``new_answer``: the
+    gold of an answer-changed item."""
+    if transform is None:
+        kind, answer = ORIGINAL, sample.answer
+    elif new_answer is not None:
+        kind, answer = ANSWER_CHANGED, new_answer
+    else:
+        kind, answer = COUNTERPART, None
     return {
         "id": f"{sample.id}/{variant}",
         "group_id": sample.id,
-        "answerable": answerable,
+        "answerable": kind != COUNTERPART,
+        "kind": kind,
         "axis": sample.axis,
         "question": question,
         "options": list(sample.options),
-        "answer": sample.answer if answerable else None,
+        "answer": answer,
         "original_answer": sample.answer,
         "answer_format": sample.answer_format,
         "images": images,
@@ -132,11 +142,14 @@ def perturbed_record(
     verification: dict[str, Any] | None = None,
     context: str = DEFAULT_CONTEXT,
     evidence: dict[str, Any] | None = None,
+    new_answer: str | None = None,
 ) -> dict[str, Any]:
     """``verification``: the QC result (status, judges, self-check, earlier rejections);
-    None when QC is off, and the item passed the structural checks only."""
+    None when QC is off, and the item passed the structural checks only. ``new_answer``:
+    the item is answer-changed, answerable with this gold (the judges, who test
+    unanswerability, do not see it; its status says what it is)."""
     qc: dict[str, Any] = {
-        "status": "unverified",
+        "status": ANSWER_CHANGED if new_answer is not None else "unverified",
         "preliminary": preliminary,
         "judges": [],
         "self_check": None,
@@ -158,4 +171,5 @@ def perturbed_record(
         qc,
         record_context(sample, context),
         evidence,
+        new_answer,
     )

@@ -15,6 +15,9 @@ class BuildCounts:
     skipped: Counter = field(default_factory=Counter)  # reason -> n
     answerable: Counter = field(default_factory=Counter)  # axis -> n
     unanswerable: Counter = field(default_factory=Counter)  # axis -> n
+    #: Answer-changed items (answerable, with a new printed gold): axis -> n, transform -> n.
+    answer_changed: Counter = field(default_factory=Counter)
+    answer_changed_by_transform: Counter = field(default_factory=Counter)
     by_family: Counter = field(default_factory=Counter)
     by_transform: Counter = field(default_factory=Counter)
     family_of: dict[str, str] = field(default_factory=dict)
@@ -32,7 +35,11 @@ class BuildCounts:
 
     @property
     def total_items(self) -> int:
-        return sum(self.answerable.values()) + sum(self.unanswerable.values())
+        return (
+            sum(self.answerable.values())
+            + sum(self.unanswerable.values())
+            + sum(self.answer_changed.values())
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -42,13 +49,19 @@ class BuildCounts:
             "items": {
                 "answerable": sum(self.answerable.values()),
                 "unanswerable": sum(self.unanswerable.values()),
+                "answer_changed": sum(self.answer_changed.values()),
             },
             "by_axis": {
-                axis: {"answerable": self.answerable[axis], "unanswerable": self.unanswerable[axis]}
+                axis: {
+                    "answerable": self.answerable[axis],
+                    "unanswerable": self.unanswerable[axis],
+                    "answer_changed": self.answer_changed[axis],
+                }
                 for axis in sorted(set(self.answerable) | set(self.unanswerable))
             },
             "by_family": dict(sorted(self.by_family.items())),
             "by_transform": dict(sorted(self.by_transform.items())),
+            "answer_changed_by_transform": dict(sorted(self.answer_changed_by_transform.items())),
             "errors_by_stage": dict(sorted(self.errors_by_stage.items())),
             "not_applicable": {
                 name: dict(reasons.most_common(10))
@@ -76,6 +89,9 @@ def count_entries(entries: Iterable[dict[str, Any]]) -> BuildCounts:
             counts.by_transform[name] += 1
             counts.by_family[family] += 1
             counts.family_of[name] = family
+        for name, _family, axis in entry.get("changed", []):
+            counts.answer_changed[axis] += 1
+            counts.answer_changed_by_transform[name] += 1
         for stage, _transform in entry["errors"]:
             counts.errors_by_stage[stage.split(":")[0]] += 1
         for name, reason in entry["not_applicable"].items():

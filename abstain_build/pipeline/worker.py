@@ -25,6 +25,7 @@ from ..qc.verify import QcResult, QcSpec, Verifier
 from ..routing import select_transforms
 from ..routing.features import sample_features
 from ..routing.route import RouteDecision, SampleScores, score_sample
+from ..schema import ANSWER_CHANGED
 from ..textregions.ocr import configure_ocr_cache
 from ..transforms.base import NotApplicable, Transform
 from ..transforms.registry import get_registry
@@ -57,6 +58,9 @@ class JobSpec:
     qc: QcSpec | None = None
     #: What a model is meant to see of a document: "document" (the whole PDF) or "pages".
     context: str = DEFAULT_CONTEXT
+    #: Keep an edit that printed a new answer as an answer-changed item (SPEC 7); False:
+    #: drop it and go on to the next transform, as for any item that is not unanswerable.
+    answer_changed: bool = True
 
     def build_transforms(self) -> list[Transform]:
         registry = get_registry(self.plugins)
@@ -243,6 +247,13 @@ class SampleProcessor:
                         _problem(sample, failure.stage, failure.reason, transform.name)
                     )
                 continue
+            if output.plan.new_answer is not None:
+                reason = self._answer_changed(
+                    sample, inputs, control, output, selection.record(), outcome
+                )
+                if reason:
+                    outcome.not_applicable[transform.name] = reason
+                continue
             verification = self._verify(transform, sample, inputs, output, outcome)
             if verification is not None and verification.rejected:
                 continue
@@ -283,6 +294,18 @@ class SampleProcessor:
                 if failure.kind == "not_applicable":
                     outcome.not_applicable[transform.name] = failure.reason
                 continue
+            if output.plan.new_answer is not None:
+                reason = self._answer_changed(
+                    sample, inputs, control, output, decision.record(attempts), outcome
+                )
+                attempts.append(
+                    {
+                        "transform": transform.name,
+                        "reason": reason
+                        or "the answer changed, not gone: kept as an answer-changed item",
+                    }
+                )
+                continue
             verification = self._verify(transform, sample, inputs, output, outcome)
             if verification is not None and verification.rejected:
                 reason = f"rejected by QC: {verification.reason()}"
@@ -313,6 +336,27 @@ class SampleProcessor:
         outcome.problems.append(
             _problem(sample, "routing", f"no transform of the chain gave an item ({tried})")
         )
+
+    def _answer_changed(
+        self,
+        sample: Sample,
+        inputs: SampleInputs,
+        control: ControlAssets,
+        output: TransformOutput,
+        routing: dict[str, Any],
+        outcome: SampleOutcome,
+    ) -> str:
+        """Keep an item whose edit printed a new answer as an answer-changed item (at most
+        one per sample). Returns why it was not kept, or "" when it was."""
+        if not self.job.answer_changed:
+            return (
+                f"the answer now reads {output.plan.new_answer}: a new answer, not none"
+                " (answer-changed items are off)"
+            )
+        if any(r.get("kind") == ANSWER_CHANGED for r in outcome.records):
+            return "the sample already has an answer-changed item"
+        outcome.records.append(self._write_perturbed(sample, inputs, control, output, routing))
+        return ""
 
     def _verify(
         self,
@@ -423,6 +467,7 @@ class SampleProcessor:
             verification=verification,
             context=self.job.context,
             evidence=evidence_block(emap, output.gate),
+            new_answer=output.plan.new_answer,
         )
 
 

@@ -29,6 +29,8 @@ class Scored:
     #: original's gold (a match is a prior override). Abstentions: None.
     grade: Grade | None
     cell: str
+    #: Answer-changed items answered: graded against the original's gold as well.
+    original_grade: Grade | None = None
 
     def cell_at(self, tau: float) -> str:
         """The cell when responses with confidence <= tau count as abstentions too."""
@@ -55,8 +57,15 @@ class Scored:
             "parsed": grade.parsed if grade else None,
             "correct": grade.correct if grade and self.item.answerable else None,
             "repeated_gold": grade.correct if grade and not self.item.answerable else None,
+            "kind": self.item.kind,
+            "recited_original": self.recited if self.item.answer_changed else None,
             "confidence": self.prediction.confidence,
         }
+
+    @property
+    def recited(self) -> bool:
+        """An answer-changed item answered with the original's gold, not the page's."""
+        return self.original_grade is not None and self.original_grade.correct
 
 
 def score_one(item: Item, prediction: Prediction, matcher: AbstentionMatcher) -> Scored:
@@ -77,7 +86,15 @@ def score_one(item: Item, prediction: Prediction, matcher: AbstentionMatcher) ->
             cell = "TP" if result is not None and result.correct else "FP"
     else:
         cell = "TN" if abstention.abstained else "AU"
-    return Scored(item, prediction, abstention, result, cell)
+    original = None
+    if item.answer_changed and not abstention.abstained and item.original_gold is not None:
+        original = grade(
+            prediction.response,
+            item.original_gold,
+            answer_format=item.answer_format,
+            options=list(item.options) or None,
+        )
+    return Scored(item, prediction, abstention, result, cell, original)
 
 
 def confusion(scored: Iterable[Scored], tau: float | None = None) -> Confusion:
@@ -95,7 +112,7 @@ def pair_metrics(scored: Sequence[Scored]) -> dict[str, Any]:
     (the answerable prior overrode the missing evidence), ``other_answer`` something else,
     ``unreadable`` nothing the grader could read.
     """
-    originals = {s.item.group_id: s for s in scored if s.item.answerable}
+    originals = {s.item.group_id: s for s in scored if s.item.kind == "original"}
     counterparts = [s for s in scored if not s.item.answerable]
     pairs = [(originals[c.item.group_id], c) for c in counterparts if c.item.group_id in originals]
     original_correct = sum(1 for o, _ in pairs if o.cell == "TP")
@@ -114,6 +131,25 @@ def pair_metrics(scored: Sequence[Scored]) -> dict[str, Any]:
         "repeated_gold_share": _share(repeated, len(answered)),
         "other_answer": len(answered) - repeated - unreadable,
         "unreadable": unreadable,
+    }
+
+
+def answer_changed_metrics(changed: Sequence[Scored]) -> dict[str, Any]:
+    """Answer-changed items (the page now prints a new answer): answered with the new gold
+    (``read``), with the original's (``recited``: the model answered from memory, not
+    from the page), with something else, or abstained on. Kept out of the headline cells,
+    so those stay comparable with builds without such items."""
+    read = sum(1 for s in changed if s.cell == "TP")
+    recited = sum(1 for s in changed if s.recited)
+    abstained = sum(1 for s in changed if s.cell == "FN")
+    return {
+        "items": len(changed),
+        "read_new_answer": read,
+        "read_share": _share(read, len(changed)),
+        "recited_original": recited,
+        "recited_share": _share(recited, len(changed)),
+        "abstained": abstained,
+        "other_answer": len(changed) - read - recited - abstained,
     }
 
 
@@ -187,6 +223,8 @@ class Evaluation:
     excluded_predicted: list[str]
     phrases: int
     phrase_files: list[str] = field(default_factory=list)
+    #: Answer-changed items, scored apart (:func:`answer_changed_metrics`).
+    changed: list[Scored] = field(default_factory=list)
 
     @property
     def overall(self) -> Confusion:
@@ -212,6 +250,7 @@ class Evaluation:
                 "scored": len(self.scored),
                 "answerable": sum(1 for s in self.scored if s.item.answerable),
                 "unanswerable": sum(1 for s in self.scored if not s.item.answerable),
+                "answer_changed": len(self.changed),
                 "unanswerable_by_status": dict(
                     sorted(
                         Counter(s.item.status for s in self.scored if not s.item.answerable).items()
@@ -222,6 +261,7 @@ class Evaluation:
             "overall": self.overall.to_json(),
             "by": {name: self.breakdown(name) for name in by},
             "pairs": pair_metrics(self.scored),
+            "answer_changed": answer_changed_metrics(self.changed),
             "confidence_sweep": sweep(self.scored),
             "answers": {
                 "rules": dict(sorted(rules.items())),
@@ -255,13 +295,15 @@ def evaluate(
     by_id = predictions.by_id
     known = {item.id for item in dataset.items}
     scored: list[Scored] = []
+    changed: list[Scored] = []
     missing: list[str] = []
     for index, item in enumerate(dataset.items, start=1):
         prediction = by_id.get(item.id)
         if prediction is None:
             missing.append(item.id)
         else:
-            scored.append(score_one(item, prediction, matcher))
+            one = score_one(item, prediction, matcher)
+            (changed if item.answer_changed else scored).append(one)
         if progress is not None:
             progress(index, len(dataset.items))
     excluded = sorted(i for i in by_id if i in dataset.excluded)
@@ -275,4 +317,5 @@ def evaluate(
         excluded_predicted=excluded,
         phrases=len(matcher.phrases),
         phrase_files=[str(p) for p in phrase_files],
+        changed=changed,
     )

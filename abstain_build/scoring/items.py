@@ -1,6 +1,8 @@
 """The items of a built dataset, as the scorer needs them.
 
-Reads ``data.jsonl`` of a folder built by ``abstain-build transform``. Counterparts that
+Reads ``data.jsonl`` of a folder built by ``abstain-build transform``. Answer-changed items
+(an edit printed a new answer) are answerable with that new gold, and also remember the
+original's, to tell a model that read the page from one that recited. Counterparts that
 human review rejected (``qc.status == "rejected"``) are answerable after all and are not
 scored; ``verified_only`` also leaves out every counterpart QC did not accept.
 """
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..schema import ANSWER_CHANGED, record_kind
 
 DATA_FILE = "data.jsonl"
 EXCLUDED_STATUSES = frozenset({"rejected"})
@@ -36,6 +39,14 @@ class Item:
     family: str | None
     status: str
     subset: str
+    #: "original", "counterpart" or "answer_changed" (see ``pipeline.records``).
+    kind: str = "original"
+    #: The original's gold, for answer-changed items (what a model that recites gives).
+    original_gold: str | None = None
+
+    @property
+    def answer_changed(self) -> bool:
+        return self.kind == "answer_changed"
 
 
 @dataclass
@@ -71,6 +82,8 @@ def _item(record: dict[str, Any]) -> Item:
     answerable = bool(record["answerable"])
     gold = record.get("answer") if answerable else record.get("original_answer")
     options = record.get("options") or []
+    kind = record_kind(record)
+    original = record.get("original_answer") if kind == ANSWER_CHANGED else None
     return Item(
         id=str(record["id"]),
         group_id=str(record.get("group_id") or record["id"]),
@@ -82,6 +95,8 @@ def _item(record: dict[str, Any]) -> Item:
         family=transform.get("family"),
         status=str((record.get("qc") or {}).get("status") or "unverified"),
         subset=_subset(record),
+        kind=kind,
+        original_gold=None if original is None else str(original),
     )
 
 

@@ -117,6 +117,15 @@ def print_report(console: Console, data: dict[str, Any], by: str, written: Path 
             ),
             highlight=False,
         )
+    changed = data["answer_changed"]
+    if changed["items"]:
+        console.print(
+            f"[bold]Answer-changed items[/] (scored apart): {changed['items']};"
+            f" read the new answer: {changed['read_new_answer']},"
+            f" recited the original's: {changed['recited_original']},"
+            f" abstained: {changed['abstained']}, another answer: {changed['other_answer']}",
+            highlight=False,
+        )
     if data["confidence_sweep"]:
         console.print(sweep_table(data["confidence_sweep"]))
     answers = data["answers"]
@@ -187,7 +196,7 @@ def write_outputs(evaluation: Evaluation, out: Path) -> dict[str, Any]:
     data = evaluation.to_json()
     (out / REPORT_FILE).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     with (out / ITEMS_FILE).open("w", encoding="utf-8") as handle:
-        for scored in evaluation.scored:
+        for scored in [*evaluation.scored, *evaluation.changed]:
             handle.write(json.dumps(scored.to_json(), ensure_ascii=False) + "\n")
     chart = family_chart(data["by"]["family"])
     if chart is not None:

@@ -96,7 +96,7 @@ class NumericPageTransform(EvidencePageTransform):
         answer = [
             n
             for n in numbers
-            if (gold and prints_answer(gold, n.placed.token)) or _overlaps_any(n.rect, boxes)
+            if (gold and prints_answer(gold, n.placed.token)) or overlaps_any(n.rect, boxes)
         ]
         rest = [n for n in numbers if n not in answer]
         want = max(len(answer), int(np.ceil(ratio * len(numbers) - 1e-9)))
@@ -115,7 +115,7 @@ class NumericPageTransform(EvidencePageTransform):
         numeric = [n.rect for n in numbers]
         boxes = [box for mention in ctx.evidence().evidence(page) for box in mention.boxes]
         return [
-            w for w in words if _overlaps_any(w.bbox, boxes) and not _overlaps_any(w.bbox, numeric)
+            w for w in words if overlaps_any(w.bbox, boxes) and not overlaps_any(w.bbox, numeric)
         ]
 
     def words_to_erase(
@@ -192,7 +192,7 @@ class NumericPageTransform(EvidencePageTransform):
         plan.extra.setdefault("page_edits", {})[number] = (source, edits)
 
 
-def _overlaps_any(box: tuple[float, ...], others: list[tuple[float, ...]]) -> bool:
+def overlaps_any(box: tuple[float, ...], others: list[tuple[float, ...]]) -> bool:
     """Does ``box``'s centre fall inside one of ``others`` (or theirs inside it)?"""
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     for other in others:

@@ -1,21 +1,37 @@
-"""Evidence corruption by wrong values: the numbers stay, printed alike, but are false."""
+"""Evidence corruption by wrong values: the numbers stay, printed alike, but are false.
+
+What the edit means depends on how often the page set printed the answer (SPEC 7):
+
+* printed two or more times: each printing gets a different wrong value, so the item
+  contradicts itself about the asked quantity: an unanswerable counterpart;
+* a printing that could not be rewritten (misread by OCR) or a text answer is erased:
+  a counterpart too;
+* printed once and rewritten to one clean value: the page now answers the question with
+  that value. The plan says so (``Plan.new_answer``) and the build keeps the item as an
+  answer-changed control, answerable with the new value;
+* printed nowhere (computed from values the page prints, all of them now wrong): the
+  answer changes to one nobody stated: not applicable.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 
 import pymupdf
 
+from ...evidence.forms import gold_items
 from ...model import EVIDENCE, Plan, Region, TokenEdit
-from ...qc.leak import would_print
+from ...qc.leak import prints_answer, would_print
 from ...routing.scoring import NEEDS_NUMBERS
-from ..base import TransformContext
+from ..base import NotApplicable, TransformContext
+from ..functional.answer_change import restated_answer
 from ..functional.number_rewrite import Rewrite, wrong_quantity, wrong_year
 from ..functional.numbers import find_numbers
-from ..functional.page_numbers import PageNumber, rewrite_edit
+from ..functional.page_numbers import PageNumber, rewrite_edit, same_line
 from ..functional.text_edits import TextEdit
-from ..numeric_pages import NumericPageTransform, rounded
+from ..numeric_pages import NumericPageTransform, overlaps_any, rounded
 from ..params import Param, ParamError
 from ..registry import register_transform
 
@@ -93,17 +109,23 @@ class CorruptNumericTokens(NumericPageTransform):
             return True
         return token.kind in YEAR_KINDS and self.corrupt_years(ctx)
 
-    def rewrite(self, number: PageNumber, ctx: TransformContext) -> Rewrite | None:
+    def rewrite(
+        self, number: PageNumber, ctx: TransformContext, taken: tuple[str, ...] = ()
+    ) -> Rewrite | None:
+        """A wrong value for ``number``: never the gold, nor (for another printing of the
+        gold) a value restating one already given, so two printings disagree."""
         token = number.placed.token
         gold = self.gold_numbers(ctx)
+        avoid = [*gold, *(i for text in taken for i in gold_items(text) if i.kind != "text")]
         if token.kind in YEAR_KINDS:
+            years = {int(i.number) for i in avoid if i.kind == "year" and i.number is not None}
             return wrong_year(
-                token, ctx.rng, self.config["max_year_shift"], lambda year: year in gold
+                token, ctx.rng, self.config["max_year_shift"], lambda year: int(year) in years
             )
 
         def forbidden(magnitude: Decimal) -> bool:
-            return bool(gold) and would_print(
-                gold, magnitude, token.multiplier, token.kind == "percent"
+            return bool(avoid) and would_print(
+                avoid, magnitude, token.multiplier, token.kind == "percent"
             )
 
         return wrong_quantity(token, ctx.rng, self.config["low"], self.config["high"], forbidden)
@@ -120,14 +142,29 @@ class CorruptNumericTokens(NumericPageTransform):
         changes: list[float] = []
         out_of_range = 0
         unsure = 0
+        gold_numbers = self.gold_numbers(ctx)
+        printings: list[Printing] = plan.extra.setdefault("gold_prints", [])
+        # A printing of the answer is one the evidence map reads as stating it: a stray "6"
+        # on a page asked "how many" is not the count.
+        stating = [m.span for m in ctx.evidence().statements([number])]
         for item in chosen:
-            rewrite = self.rewrite(item, ctx) if item.rewritable else None
+            prints = (
+                bool(gold_numbers)
+                and prints_answer(gold_numbers, item.placed.token)
+                and overlaps_any(item.rect, stating)
+            )
+            taken = tuple(p.answer for p in printings if p.answer) if prints else ()
+            rewrite = self.rewrite(item, ctx, taken) if item.rewritable else None
             if rewrite is None:
                 # Misread by OCR (or nothing to rewrite): erased rather than left readable.
                 unsure += 1
                 edits.append(TextEdit(rect=item.rect))
                 self.record_erase(plan, number, source, item.rect, item.text, "number")
+                if prints:
+                    printings.append(Printing(item.rect, None, erased=True))
                 continue
+            if prints:
+                printings.append(Printing(item.rect, self.restate(item, rewrite.text, ctx)))
             edits.append(rewrite_edit(item, rewrite.text))
             changes.append(min(abs(rewrite.change), 1.0))
             out_of_range += not rewrite.in_range
@@ -151,6 +188,9 @@ class CorruptNumericTokens(NumericPageTransform):
                 )
             )
         answer, others = self.words_to_erase(words, numbers, number, ctx)
+        # The labels of the answer's printings stay: a reader must see which value is asked.
+        gold_rects = [p.rect for p in printings]
+        others = [w for w in others if not any(same_line(w, r) for r in gold_rects)]
         for word in answer:  # a text answer cannot be made wrong as a number: erased
             edits.append(TextEdit(rect=word.bbox))
             self.record_erase(plan, number, source, word.bbox, word.text, "answer")
@@ -173,3 +213,57 @@ class CorruptNumericTokens(NumericPageTransform):
         if not changes:
             return 0.0
         return len(changes) / len(numbers) * (sum(changes) / len(changes))
+
+    def restate(self, item: PageNumber, new_text: str, ctx: TransformContext) -> str | None:
+        """The answer as the rewritten printing ``item`` now states it (None: unknown)."""
+        golds = self.gold_numbers(ctx)
+        if len(golds) != 1:
+            return None
+        return restated_answer(ctx.sample.answer, golds[0], item.placed.token, new_text)
+
+    def plan(self, ctx: TransformContext) -> Plan:
+        plan = super().plan(ctx)
+        settle_answer(plan, len(self.gold_numbers(ctx)))
+        return plan
+
+
+@dataclass(frozen=True)
+class Printing:
+    """One printing of the gold number, and what became of it."""
+
+    rect: tuple[float, float, float, float]
+    #: The answer as the new value states it (None: erased, or not restated exactly).
+    answer: str | None
+    erased: bool = False
+
+
+def settle_answer(plan: Plan, gold_count: int) -> None:
+    """Decide what the corrupted item is (see the module docstring): note a counterpart,
+    set ``plan.new_answer`` for an answer-changed item, or raise NotApplicable."""
+    printings: list[Printing] = plan.extra.get("gold_prints", [])
+    if any(r.role == "answer" and r.kind == "erase" for r in plan.edits.regions):
+        plan.notes.append("the answer's words are erased where they were printed: unanswerable")
+        return
+    stated = sorted({p.answer for p in printings if p.answer is not None})
+    if len(stated) >= 2:
+        plan.notes.append(
+            f"the answer was printed {len(printings)} times; the printings now disagree"
+            f" ({', '.join(stated)}): unanswerable"
+        )
+        return
+    if printings and all(p.erased for p in printings):
+        plan.notes.append("the answer is erased where it was printed: unanswerable")
+        return
+    if not printings:
+        raise NotApplicable(
+            "the answer is printed nowhere on the edited pages: corrupting the values it is"
+            " computed from gives it a new value, it does not take it away"
+        )
+    if len(stated) == 1 and gold_count == 1:
+        plan.new_answer = stated[0]
+        plan.notes.append(
+            f"the answer now reads {plan.new_answer} wherever it was printed: an"
+            " answer-changed item, answerable with the new value"
+        )
+        return
+    raise NotApplicable("the answer's new value cannot be restated exactly in its own form")

@@ -19,6 +19,7 @@ from ..textregions.pages import PageWords
 from ..textregions.tables import Table, find_tables
 from ..textregions.words import Word
 from .base import EvidencePageTransform, NotApplicable, TransformContext
+from .functional.number_roles import VALUE
 from .functional.page_numbers import PageNumber, page_numbers, words_near_numbers
 from .functional.pdf_edit import normalise_rotation
 from .functional.text_edits import TextEdit, apply_text_edits
@@ -73,7 +74,14 @@ class NumericPageTransform(EvidencePageTransform):
         if self.unread(words, number, plan):
             return None
         found = ctx.inputs.derived(("page_numbers", number), lambda: page_numbers(page, words))
-        numbers = [n for n in found if self.editable(n, ctx)]
+        # Dates, page numbers, markers, citation years, section numbers and names stay,
+        # unless the evidence map reads the answer there.
+        stating = [m.span for m in ctx.evidence().evidence(number)]
+        numbers = [
+            n
+            for n in found
+            if (n.role == VALUE or overlaps_any(n.rect, stating)) and self.editable(n, ctx)
+        ]
         if not numbers:
             plan.notes.append(f"page {number}: {self.no_numbers_note} ({words.source})")
             return None

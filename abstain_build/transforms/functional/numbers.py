@@ -145,7 +145,10 @@ def _number(match: re.Match[str]) -> NumericToken | None:
     elif suffix:
         scale = suffix
     plain = not (sign or currency or suffix or parenthesised or grouped or decimals)
-    if plain and _is_year(digits):
+    # "(2019)": a year in brackets (a citation, a period), not the negative 2019, which
+    # accounts print with a separator, "(2,019)".
+    bracketed_year = parenthesised and not (sign or currency or suffix or grouped or decimals)
+    if (plain or bracketed_year) and _is_year(digits):
         return NumericToken(
             text, start, end, "year", float(digits), float(digits), years=(int(digits),)
         )

@@ -17,6 +17,7 @@ import pymupdf
 from ...textregions.number_boxes import PlacedNumber, place_numbers
 from ...textregions.pages import PageWords
 from ...textregions.words import Box, Word
+from .number_roles import VALUE, number_role
 from .numbers import REFERENCE_WORDS
 from .text_edits import TextEdit
 
@@ -38,6 +39,8 @@ class PageNumber:
     align: str  # "right" (ends a cell or a line) or "left" (inside running text)
     line_words: tuple[Word, ...]  # the other words on its visual line
     conf: float = 100.0  # lowest confidence of its words (100 on a text layer)
+    #: What it is for (:mod:`.number_roles`): only "value" numbers are evidence to edit.
+    role: str = VALUE
 
     @property
     def rewritable(self) -> bool:
@@ -90,7 +93,8 @@ def is_reference(rect: Box, line: Sequence[Word]) -> bool:
 
 
 def page_numbers(page: pymupdf.Page, words: PageWords) -> list[PageNumber]:
-    """Every value on the page, top to bottom: codes and references ("Table 1") excluded."""
+    """Every number on the page, top to bottom, with its role: codes and references
+    ("Table 1") excluded."""
     found: list[PageNumber] = []
     for placed in place_numbers(words.words):
         if placed.token.kind in NOT_VALUES:
@@ -99,9 +103,26 @@ def page_numbers(page: pymupdf.Page, words: PageWords) -> list[PageNumber]:
         line = tuple(w for w in words.words if same_line(w, rect) and w not in placed.words)
         if is_reference(rect, line):
             continue
+        first = placed.words[0]
+        printed_line = [
+            w
+            for w in words.words
+            if w not in placed.words
+            and ((w.block == first.block and w.line == first.line) or _beside(w, rect))
+        ]
+        role = number_role(placed, printed_line, page.rect.height)
         conf = min(w.conf for w in placed.words)
-        found.append(PageNumber(placed, rect, _alignment(rect, line), line, conf))
+        found.append(PageNumber(placed, rect, _alignment(rect, line), line, conf, role))
     return found
+
+
+def _beside(word: Word, rect: Box) -> bool:
+    """Does ``word`` touch ``rect`` on its left or right, on overlapping heights (a
+    superscript sits in its own line of the text layer, next to the word it marks)?"""
+    height = word.bbox[3] - word.bbox[1]
+    overlap = min(word.bbox[3], rect[3]) - max(word.bbox[1], rect[1])
+    gap = max(rect[0] - word.bbox[2], word.bbox[0] - rect[2])
+    return overlap > 0 and gap < 0.5 * height
 
 
 def rewrite_edit(number: PageNumber, new_text: str) -> TextEdit:

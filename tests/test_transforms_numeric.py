@@ -387,6 +387,35 @@ def test_merged_columns_keep_every_value_but_not_its_column() -> None:
     assert orders == {True, False}
     merged = [r for r in output.record.edits.regions if r.kind == "merged_columns"]
     assert len(merged) == 1 and merged[0].detector == "text_layer+word_grid"
+    # The gold's column (FY2020: 2,158.7 for Cloud Services) is one of the merged two.
+    assert "FY2020" in header.new
+    assert any("2,158.7" in row.new for row in body)
+
+
+def test_a_merge_needs_the_answer_in_a_table_column(tmp_path: Path) -> None:
+    document = pymupdf.open()
+    page = document.new_page()
+    for y, cells in enumerate(
+        [("Segment", "2019", "2020"), ("Retail", "41.2", "17.9"), ("Online", "12.5", "30.4")]
+    ):
+        for x, text in zip((72, 250, 350), cells, strict=True):
+            page.insert_text((x, 100 + 18 * y), text, fontsize=10)
+    page.insert_text((72, 200), "Northwind revenue was $88.8 million, up from the year before.")
+    path = tmp_path / "table.pdf"
+    document.save(path)
+    sample = Sample(
+        id="table",
+        source=INFO,
+        question="What was Northwind's revenue? Answer in millions.",
+        answer="88.8",
+        answer_format="Float",
+        document=DocumentRef(path=path, doc_id=path.name),
+        evidence_pages=(1,),
+    )
+    with pytest.raises(NotApplicable, match="not printed in a table column"):
+        run_transform(
+            get_registry().get("column_merge_ambiguity")(), sample, SampleInputs(sample), 0
+        )
 
 
 @needs_ocr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pymupdf
 
+from ...evidence.forms import GoldItem
 from ...evidence.policy import ATTRIBUTE
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...qc.leak import prints_answer
@@ -13,13 +14,38 @@ from ...textregions.tables import Table, TableCell
 from ..base import TransformContext
 from ..functional.numbers import find_numbers
 from ..functional.text_edits import TextEdit
-from ..numeric_pages import NumericPageTransform, rounded
+from ..numeric_pages import NumericPageTransform, overlaps_any, rounded
 from ..params import Param
 from ..registry import register_transform
 
 
 def _cells_text(cells: list[TableCell | None]) -> list[str]:
     return [cell.text for cell in cells if cell is not None and cell.text.strip()]
+
+
+def _values(cell: TableCell | None) -> set[float]:
+    """The quantities a cell prints (magnitudes: "(1,234)" and "1,234" are one value)."""
+    if cell is None:
+        return set()
+    return {
+        abs(token.scaled_value)
+        for token in find_numbers(cell.text)
+        if token.is_quantity and token.scaled_value is not None
+    }
+
+
+def _gold_cells(
+    table: Table, gold: list[GoldItem], stating: list[tuple[float, ...]]
+) -> list[tuple[int, int]]:
+    """(row, column) of the body cells printing the gold where the evidence map reads it."""
+    out = []
+    for row in range(table.header_rows, table.n_rows):
+        for col, cell in enumerate(table.cells[row]):
+            if cell is None or not overlaps_any(cell.bbox, stating):
+                continue
+            if any(prints_answer(gold, token) for token in find_numbers(cell.text)):
+                out.append((row, col))
+    return out
 
 
 @register_transform
@@ -35,10 +61,12 @@ class ColumnMergeAmbiguity(NumericPageTransform):
     target = "document"
     description = (
         "Find a table on the evidence page (PyMuPDF's ruled tables, or rows and columns of"
-        " word boxes from the text layer or OCR), take adjacent numeric columns (the ones"
-        " holding the gold answer when it is printed there) and merge them into one: a"
-        " composite header 'A / B' and, in every row, the values of both columns in an order"
-        " drawn at random per row, so no value can be attributed to its column."
+        " word boxes from the text layer or OCR), take the column printing the gold answer and"
+        " an adjacent numeric column whose value in the answer's row is another number (not"
+        " a currency sign, a unit or the same value), and merge them into one: a composite"
+        " header 'A / B' and, in every row, the values of both columns in an order drawn at"
+        " random per row, so no value can be attributed to its column. Not applicable when"
+        " the answer is not printed in a table column or no such neighbour exists."
     )
     params = {
         "columns": Param(2, "how many adjacent columns are merged", low=2, high=4),
@@ -52,30 +80,41 @@ class ColumnMergeAmbiguity(NumericPageTransform):
         bonus = 0.1 if features.evidence_type == "Comparative" else 0.0
         return min(1.0, super().affinity(features) + bonus)
 
-    def _pick(self, tables: list[Table], ctx: TransformContext) -> tuple[Table, int] | None:
-        """The table and first column to merge: adjacent numeric columns, gold-answer first."""
+    def _pick(
+        self, tables: list[Table], number: int, ctx: TransformContext
+    ) -> tuple[Table, int] | str:
+        """The table and first column to merge, or why there is none.
+
+        The span holds the column of a cell printing the answer (where the evidence map
+        reads it) and neighbours whose value in the answer's row is another number: a
+        neighbour repeating the gold, or holding a "$" or a unit, leaves nothing to
+        confuse (SPEC 7).
+        """
         width = self.config["columns"]
         gold = self.gold_numbers(ctx)
-        options: list[tuple[int, int, int]] = []
+        stating = [m.span for m in ctx.evidence().statements([number])]
+        if not gold or not stating:
+            return "the answer is not printed as a number on this page"
+        options: list[tuple[int, int]] = []
+        found_gold = False
         for t_index, table in enumerate(tables):
             numeric = set(table.numeric_columns())
-            for start in range(table.n_cols - width + 1):
-                span = range(start, start + width)
-                if not all(j in numeric for j in span):
-                    continue
-                holds_gold = bool(gold) and any(
-                    prints_answer(gold, token)
-                    for j in span
-                    for cell in table.column_cells(j)
-                    if cell is not None
-                    for token in find_numbers(cell.text)
-                )
-                options.append((0 if holds_gold else 1, t_index, start))
+            for row, col in _gold_cells(table, gold, stating):
+                found_gold = True
+                value = _values(table.cells[row][col])
+                for start in range(max(0, col - width + 1), min(col, table.n_cols - width) + 1):
+                    span = range(start, start + width)
+                    others = [j for j in span if j != col]
+                    if all(j in numeric and _values(table.cells[row][j]) - value for j in others):
+                        options.append((t_index, start))
         if not options:
-            return None
-        best = min(key for key, _, _ in options)
-        chosen = [(t, s) for key, t, s in options if key == best]
-        t_index, start = chosen[int(ctx.rng.integers(len(chosen)))]
+            if found_gold:
+                return (
+                    "no column beside the answer's holds another value in its row"
+                    " (a currency sign, a unit or the same value cannot be confused with it)"
+                )
+            return "the answer is not printed in a table column"
+        t_index, start = sorted(set(options))[int(ctx.rng.integers(len(set(options))))]
         return tables[t_index], start
 
     def plan_page(
@@ -85,12 +124,9 @@ class ColumnMergeAmbiguity(NumericPageTransform):
         if read is None:
             return 0.0
         words, tables = read
-        picked = self._pick(tables, ctx)
-        if picked is None:
-            plan.notes.append(
-                f"page {number}: {len(tables)} tables, none with"
-                f" {self.config['columns']} adjacent value columns"
-            )
+        picked = self._pick(tables, number, ctx)
+        if isinstance(picked, str):
+            plan.notes.append(f"page {number}: {len(tables)} tables; {picked}")
             return 0.0
         table, start = picked
         span = list(range(start, start + self.config["columns"]))

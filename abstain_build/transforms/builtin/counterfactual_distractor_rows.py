@@ -27,7 +27,7 @@ from ..functional.row_insert import (
     plan_block,
 )
 from ..functional.text_edits import TextEdit
-from ..numeric_pages import NumericPageTransform, rounded
+from ..numeric_pages import NumericPageTransform, overlaps_any, rounded
 from ..params import Param
 from ..registry import register_transform
 
@@ -55,9 +55,11 @@ class CounterfactualDistractorRows(NumericPageTransform):
     axis = EVIDENCE
     target = "document"
     description = (
-        "Insert a false row into a table on the evidence page, right under the row it copies"
-        " (the one printing the gold answer, else the one whose label shares most words with"
-        " the question): the same label (or the label with a qualifier such as '(restated)'),"
+        "Insert a false row into the table on the evidence page that prints the gold answer,"
+        " right under the row it copies (the one printing the gold answer, else, when the"
+        " answer is printed in no table, the labelled row whose label shares most words with"
+        " the question; not applicable when no label does): the same label (or the label"
+        " with a qualifier such as '(restated)'),"
         " and every value changed by 20-50% in its own format. The rows below move down, or"
         " are squeezed when the page has no room, so the table stays legible and on the"
         " page. Text-layer pages get real text; image-only pages are edited in pixels."
@@ -77,27 +79,35 @@ class CounterfactualDistractorRows(NumericPageTransform):
     )
     nothing_to_edit = "no table with a row of values on the evidence pages"
 
-    def _template(self, table: Table, ctx: TransformContext) -> int | None:
-        """The row to copy: the gold answer's, else the question's best match, else random."""
+    def _gold_row(self, table: Table, number: int, ctx: TransformContext) -> int | None:
+        """The body row printing the gold where the evidence map reads it (None: none)."""
         gold = self.gold_numbers(ctx)
+        stating = [m.span for m in ctx.evidence().statements([number])]
+        if not gold or not stating:
+            return None
+        for i in table.body_rows():
+            for cell in table.cells[i]:
+                if cell is None or not overlaps_any(cell.bbox, stating):
+                    continue
+                if any(prints_answer(gold, token) for token in find_numbers(cell.text)):
+                    return i
+        return None
+
+    def _template(self, table: Table, ctx: TransformContext) -> int | None:
+        """Without the gold in the table: the labelled row of values the question names
+        best (its label shares most of the question's words), None when no label shares
+        one: a false copy of an unrelated row leaves the answer where it was."""
         rows = [
             i
             for i in table.body_rows()
-            if any(cell is not None and cell.is_numeric for cell in table.cells[i])
+            if table.row_label(i).strip()
+            and any(cell is not None and cell.is_numeric for cell in table.cells[i])
         ]
-        if not rows:
-            return None
-        for i in rows:
-            cells = [cell for cell in table.cells[i] if cell is not None]
-            if gold and any(
-                prints_answer(gold, token) for cell in cells for token in find_numbers(cell.text)
-            ):
-                return i
         question = _words(ctx.sample.question)
         scores = [len(question & _words(table.row_label(i))) for i in rows]
-        if max(scores) > 0:
-            return rows[int(np.argmax(scores))]
-        return rows[int(ctx.rng.integers(len(rows)))]
+        if not rows or max(scores) == 0:
+            return None
+        return rows[int(np.argmax(scores))]
 
     def _false_value(self, text: str, ctx: TransformContext) -> tuple[str, list[float]]:
         """``text`` with each of its quantities changed (right to left, offsets stay valid)."""
@@ -126,8 +136,12 @@ class CounterfactualDistractorRows(NumericPageTransform):
         if read is None:
             return 0.0
         words, tables = read
-        for table in tables:
-            row = self._template(table, ctx)
+        # The table printing the answer, and its row, when there is one: nothing else.
+        gold_rows = [(t, self._gold_row(t, number, ctx)) for t in tables]
+        chosen = [(t, r) for t, r in gold_rows if r is not None]
+        if not chosen:
+            chosen = [(t, self._template(t, ctx)) for t in tables]
+        for table, row in chosen:
             if row is None:
                 continue
             insert, texts, changes = self._row(page, table, row, words, ctx, above=False)
@@ -143,7 +157,10 @@ class CounterfactualDistractorRows(NumericPageTransform):
             plan.notes[-1] += f"; values changed by {np.mean(changes or [0]):.0%} on average"
             return float(np.mean(changes or [0.0]))
         if tables:
-            plan.notes.append(f"page {number}: {len(tables)} tables, none could take a row")
+            plan.notes.append(
+                f"page {number}: {len(tables)} tables, none with a row printing the answer or"
+                " labelled with the question's words that could take a false copy"
+            )
         else:
             plan.notes.append(f"page {number}: no table")
         return 0.0

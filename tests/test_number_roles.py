@@ -22,9 +22,10 @@ from abstain_build.transforms.functional.number_roles import (
 )
 from abstain_build.transforms.functional.page_numbers import page_numbers
 
-MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
+MONTHS = [
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+]  # fmt: skip
 
 
 def roles_on_page(lines: list[tuple[float, str]], tmp_path: Path) -> dict[str, str]:
@@ -67,6 +68,8 @@ def test_furniture_is_told_apart_from_values(tmp_path: Path) -> None:
             (180, "as shown by Smith et al. (2019) and in prior work (Jones, 2021)."),
             (210, "The MCS 51 controller sold 1,240 units in the quarter [14]."),
             (240, "Net income was 734.2 in fiscal 2015."),
+            (270, "Settled in June of 1867; Andreas (1882) counted 1862 people."),
+            (300, "Interstate 80 and US Highway 34 cross 538 square miles."),
             (800, "17"),
             (700, "18"),
         ],
@@ -79,6 +82,9 @@ def test_furniture_is_told_apart_from_values(tmp_path: Path) -> None:
     assert roles["51"] == NAME and roles["1,240"] == VALUE
     assert roles["14"] == MARKER
     assert roles["734.2"] == VALUE and roles["2015"] == VALUE
+    assert roles["1867"] == DATE_PART and roles["(1882)"] == DATE_PART
+    assert roles["1862"] == VALUE  # a count that looks like an old year
+    assert roles["80"] == NAME and roles["34"] == NAME and roles["538"] == VALUE
     assert roles["17"] == PAGE_NUMBER
     assert roles["18"] == VALUE  # alone on a line, but in the body of the page
 

@@ -4,7 +4,8 @@ An edit of the evidence's numbers must leave alone the numbers that are not quan
 (SPEC 7, no collateral damage): a day of a date ("February 15, 2012" must not become
 "February 35"), a page number, a footnote or reference marker ("depreciation(2)",
 "[12]", a superscript), a citation year ("(Smith et al., 2023)"), a section number
-("3.2 Results") and a model or product name ("MCS 51"). :func:`number_role` tells them
+("3.2 Results"), a model, product or road name ("MCS 51", "Interstate 80") and a year
+before 1900 ("in 1867", "(1882)"). :func:`number_role` tells them
 apart from the line a number is printed on; only :data:`VALUE` numbers are edited.
 """
 
@@ -51,6 +52,20 @@ _NOT_PRODUCTS = frozenset(
     )
 )  # fmt: skip
 _PRODUCT_BEFORE = re.compile(r"\b([A-Z]{2,6})\s$")
+#: Words that make the integer after them a name: a road, a version, a model.
+_NAMING_WORDS = re.compile(
+    r"\b(?:highway|interstate|route|road|street|avenue|suite|room|version|model|series"
+    r"|phase|stage|type|class|grade|level|gen|generation|i|us|sr|hwy|rte)[-\s]$",
+    re.IGNORECASE,
+)
+#: An old year printed plainly (the tokenizer reads years from 1900 only, since "1,862"
+#: may be a count): a year when the words around it say so.
+_OLD_YEAR = re.compile(r"^\(?(1[6-8]\d\d)\)?$")
+_YEAR_BEFORE = re.compile(
+    rf"(?:\b(?:in|of|since|by|from|until|to|during|circa|c\.|year|years|early|late|mid)"
+    rf"|{_MONTH}\.?|\d{{1,2}},?)\s*$",
+    re.IGNORECASE,
+)
 _SECTION = re.compile(r"^\d{1,2}(?:\.\d{1,2}){0,3}\.?$")
 _PAGE_WORDS = re.compile(r"^(?:page|p\.?|pg\.?)?\s*(?:of\s+\d+)?$", re.IGNORECASE)
 #: The share of the page's height at its top and bottom where running heads and page
@@ -108,6 +123,10 @@ def number_role(
         return CITATION
     if token.kind != "amount":
         return VALUE
+    if _OLD_YEAR.match(token.text) and (
+        token.parenthesised or _YEAR_BEFORE.search(before) or re.match(r"^\s*[-–]\s*\d", after)
+    ):
+        return DATE_PART  # "in 1867", "(1882)", "1867-1880"
     beside_month = _MONTH_BEFORE.search(before) or _MONTH_AFTER.match(after.lstrip())
     if small is not None and 1 <= small <= 31 and beside_month:
         return DATE_PART
@@ -132,6 +151,8 @@ def number_role(
         match = _PRODUCT_BEFORE.search(before)
         if match and match.group(1).lower() not in _NOT_PRODUCTS and not token.currency:
             return NAME  # "MCS 51"
+        if _NAMING_WORDS.search(before) and not token.currency:
+            return NAME  # "Interstate 80", "US Highway 34", "version 2"
     if not before.strip() and _SECTION.match(token.text) and re.match(r"^\s+[A-Z][a-z]", after):
         others = [w for w in line if any(c.isdigit() for c in w.text)]
         if not others:

@@ -70,6 +70,7 @@ def test_furniture_is_told_apart_from_values(tmp_path: Path) -> None:
             (240, "Net income was 734.2 in fiscal 2015."),
             (270, "Settled in June of 1867; Andreas (1882) counted 1862 people."),
             (300, "Interstate 80 and US Highway 34 cross 538 square miles."),
+            (330, 'See "Note 9 - Income Taxes" for 412 more.'),
             (800, "17"),
             (700, "18"),
         ],
@@ -85,6 +86,7 @@ def test_furniture_is_told_apart_from_values(tmp_path: Path) -> None:
     assert roles["1867"] == DATE_PART and roles["(1882)"] == DATE_PART
     assert roles["1862"] == VALUE  # a count that looks like an old year
     assert roles["80"] == NAME and roles["34"] == NAME and roles["538"] == VALUE
+    assert "9" not in roles  # a quoted reference ("Note 9") is no number of the evidence
     assert roles["17"] == PAGE_NUMBER
     assert roles["18"] == VALUE  # alone on a line, but in the body of the page
 

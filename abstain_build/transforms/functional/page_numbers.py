@@ -88,7 +88,7 @@ def is_reference(rect: Box, line: Sequence[Word]) -> bool:
     before = [w for w in line if w.bbox[2] <= rect[0] + 0.5 and rect[0] - w.bbox[2] < height]
     if not before:
         return False
-    word = max(before, key=lambda w: w.bbox[2]).text.strip(".:,;()").lower()
+    word = max(before, key=lambda w: w.bbox[2]).text.strip(".:,;()\"“”‘’'").lower()
     return word in REFERENCE_WORDS
 
 

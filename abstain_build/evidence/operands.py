@@ -33,6 +33,7 @@ import re
 from collections.abc import Sequence
 
 from ..textregions.words import Word, union_box
+from ..transforms.functional.number_roles import MONTH_BEFORE
 from ..transforms.functional.numbers import find_numbers, follows_reference_word
 from .anchors import Anchors, content_stems, stem, stems_of
 from .forms import normalise
@@ -54,12 +55,6 @@ TABLE_ROW_WORDS = 8
 ROW_TEXT = 160
 
 _BARE_INTEGER = re.compile(r"^\d{1,4}$")
-#: A month name right before a number makes it a day of a date ("December 31, 2015").
-_MONTH_BEFORE = re.compile(
-    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s*$",
-    re.IGNORECASE,
-)
 #: A footnote or list marker opening a row: "(3) The operating cycle is...".
 _MARKER = re.compile(r"^\(\d{1,2}\)$")
 #: The title of a financial statement, printed in a page's first rows.
@@ -111,7 +106,7 @@ def quantities_in(row: Sequence[Word]) -> list[Word]:
         if not follows_reference_word(text, t)
         and not (t.start == 0 and _MARKER.match(t.text))
         and _worth_reading(t.text)
-        and not _MONTH_BEFORE.search(text[: t.start])
+        and not MONTH_BEFORE.search(text[: t.start])
     ]
     if not tokens:
         return []

@@ -30,7 +30,8 @@ _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
-_MONTH_BEFORE = re.compile(rf"\b{_MONTH}\.?\s*$", re.IGNORECASE)
+#: A month name right before a number makes it a day of a date ("December 31, 2015").
+MONTH_BEFORE = re.compile(rf"\b{_MONTH}\.?\s*$", re.IGNORECASE)
 _MONTH_AFTER = re.compile(rf"^(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
 _SMALL_INT = re.compile(r"^\(?(\d{1,3})\)?$")
 #: Capitalised words that start a sentence before a year, not an author's name.
@@ -127,7 +128,7 @@ def number_role(
         token.parenthesised or _YEAR_BEFORE.search(before) or re.match(r"^\s*[-–]\s*\d", after)
     ):
         return DATE_PART  # "in 1867", "(1882)", "1867-1880"
-    beside_month = _MONTH_BEFORE.search(before) or _MONTH_AFTER.match(after.lstrip())
+    beside_month = MONTH_BEFORE.search(before) or _MONTH_AFTER.match(after.lstrip())
     if small is not None and 1 <= small <= 31 and beside_month:
         return DATE_PART
     if re.search(r"\d/$", before) or re.match(r"^/\d", after):

@@ -73,6 +73,7 @@ def test_furniture_is_told_apart_from_values(tmp_path: Path) -> None:
             (330, 'See "Note 9 - Income Taxes" for 412 more.'),
             (800, "17"),
             (700, "18"),
+            (500, "The last paragraph of a page with a wide bottom margin."),
         ],
         tmp_path,
     )
@@ -89,6 +90,14 @@ def test_furniture_is_told_apart_from_values(tmp_path: Path) -> None:
     assert "9" not in roles  # a quoted reference ("Note 9") is no number of the evidence
     assert roles["17"] == PAGE_NUMBER
     assert roles["18"] == VALUE  # alone on a line, but in the body of the page
+
+
+def test_a_page_number_under_the_last_paragraph_is_furniture(tmp_path: Path) -> None:
+    roles = roles_on_page(
+        [(100, "Total revenue was 4,512 in the year."), (560, "The end of the text."), (600, "36")],
+        tmp_path,
+    )
+    assert roles["36"] == PAGE_NUMBER and roles["4,512"] == VALUE
 
 
 def test_a_superscript_marker_is_not_a_value(tmp_path: Path) -> None:

@@ -113,10 +113,15 @@ def _is_citation(before: str, after: str, bracketed: bool) -> bool:
 
 
 def number_role(
-    placed: PlacedNumber, line: Sequence[Word], page_height: float | None = None
+    placed: PlacedNumber,
+    line: Sequence[Word],
+    page_height: float | None = None,
+    edge: bool = False,
 ) -> str:
     """The role of ``placed`` (one of :data:`ROLES`); ``line``: the other words of its
-    visual line; ``page_height``: the page's height in the boxes' units."""
+    visual line; ``page_height``: the page's height in the boxes' units; ``edge``: no
+    word of the page lies below it (or none above): a 10-K's page number sits right under
+    its last paragraph, far from the paper's edge."""
     token, text = placed.token, placed.line_text
     before, after = text[: token.start], text[token.end :]
     small = _small_int(token.text)
@@ -145,9 +150,12 @@ def number_role(
         ):
             return MARKER  # a superscript
         rest = (before + " " + after).strip(" -–—|·•")
-        if page_height and _PAGE_WORDS.match(rest):
+        if _PAGE_WORDS.match(rest):
             centre = (placed.bbox[1] + placed.bbox[3]) / 2
-            if centre < MARGIN_SHARE * page_height or centre > (1 - MARGIN_SHARE) * page_height:
+            if edge or (
+                page_height
+                and not MARGIN_SHARE * page_height <= centre <= (1 - MARGIN_SHARE) * page_height
+            ):
                 return PAGE_NUMBER
         match = _PRODUCT_BEFORE.search(before)
         if match and match.group(1).lower() not in _NOT_PRODUCTS and not token.currency:

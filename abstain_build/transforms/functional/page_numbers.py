@@ -110,7 +110,10 @@ def page_numbers(page: pymupdf.Page, words: PageWords) -> list[PageNumber]:
             if w not in placed.words
             and ((w.block == first.block and w.line == first.line) or _beside(w, rect))
         ]
-        role = number_role(placed, printed_line, page.rect.height)
+        edge = all(w.bbox[1] < rect[3] for w in words.words) or all(
+            w.bbox[3] > rect[1] for w in words.words
+        )
+        role = number_role(placed, printed_line, page.rect.height, edge)
         conf = min(w.conf for w in placed.words)
         found.append(PageNumber(placed, rect, _alignment(rect, line), line, conf, role))
     return found

@@ -20,6 +20,7 @@ from ..textregions.tables import Table, find_tables
 from ..textregions.words import Word
 from .base import EvidencePageTransform, NotApplicable, TransformContext
 from .functional.number_roles import VALUE
+from .functional.numbers import find_numbers
 from .functional.page_numbers import PageNumber, page_numbers, words_near_numbers
 from .functional.pdf_edit import normalise_rotation
 from .functional.text_edits import TextEdit, apply_text_edits
@@ -43,6 +44,25 @@ class NumericPageTransform(EvidencePageTransform):
             "gold_numbers",
             lambda: numeric_gold(ctx.sample.answer, ctx.sample.answer_format),
         )
+
+    def states_gold(
+        self, box: tuple[float, ...], texts: str, number: int, ctx: TransformContext
+    ) -> bool:
+        """Does ``texts``, printed at ``box`` on page ``number``, state the gold number where
+        the evidence map reads it (a stray "6" on a page asked "how many" does not)?"""
+        gold = self.gold_numbers(ctx)
+        if not gold or not overlaps_any(box, [m.span for m in ctx.evidence().statements([number])]):
+            return False
+        return any(prints_answer(gold, token) for token in find_numbers(texts))
+
+    def gold_cells(self, table: Table, number: int, ctx: TransformContext) -> list[tuple[int, int]]:
+        """(row, column) of the body cells of ``table`` stating the gold (:meth:`states_gold`)."""
+        return [
+            (row, col)
+            for row in range(table.header_rows, table.n_rows)
+            for col, cell in enumerate(table.cells[row])
+            if cell is not None and self.states_gold(cell.bbox, cell.text, number, ctx)
+        ]
 
     def unread(self, page_words: PageWords, number: int, plan: Plan) -> bool:
         """Note (and return True) when nothing could be read on the page."""

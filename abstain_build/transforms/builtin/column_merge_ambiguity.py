@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import pymupdf
 
-from ...evidence.forms import GoldItem
 from ...evidence.policy import ATTRIBUTE
 from ...model import EVIDENCE, Plan, Region, TokenEdit
-from ...qc.leak import prints_answer
 from ...routing.features import Features
 from ...routing.scoring import NEEDS_TABLE
 from ...textregions.tables import Table, TableCell
 from ..base import TransformContext
 from ..functional.numbers import find_numbers
 from ..functional.text_edits import TextEdit
-from ..numeric_pages import NumericPageTransform, overlaps_any, rounded
+from ..numeric_pages import NumericPageTransform, rounded
 from ..params import Param
 from ..registry import register_transform
 
@@ -32,20 +30,6 @@ def _values(cell: TableCell | None) -> set[float]:
         for token in find_numbers(cell.text)
         if token.is_quantity and token.scaled_value is not None
     }
-
-
-def _gold_cells(
-    table: Table, gold: list[GoldItem], stating: list[tuple[float, ...]]
-) -> list[tuple[int, int]]:
-    """(row, column) of the body cells printing the gold where the evidence map reads it."""
-    out = []
-    for row in range(table.header_rows, table.n_rows):
-        for col, cell in enumerate(table.cells[row]):
-            if cell is None or not overlaps_any(cell.bbox, stating):
-                continue
-            if any(prints_answer(gold, token) for token in find_numbers(cell.text)):
-                out.append((row, col))
-    return out
 
 
 @register_transform
@@ -91,15 +75,13 @@ class ColumnMergeAmbiguity(NumericPageTransform):
         confuse (SPEC 7).
         """
         width = self.config["columns"]
-        gold = self.gold_numbers(ctx)
-        stating = [m.span for m in ctx.evidence().statements([number])]
-        if not gold or not stating:
+        if not self.gold_numbers(ctx) or not ctx.evidence().statements([number]):
             return "the answer is not printed as a number on this page"
         options: list[tuple[int, int]] = []
         found_gold = False
         for t_index, table in enumerate(tables):
             numeric = set(table.numeric_columns())
-            for row, col in _gold_cells(table, gold, stating):
+            for row, col in self.gold_cells(table, number, ctx):
                 found_gold = True
                 value = _values(table.cells[row][col])
                 for start in range(max(0, col - width + 1), min(col, table.n_cols - width) + 1):

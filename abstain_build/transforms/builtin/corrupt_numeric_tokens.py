@@ -23,7 +23,7 @@ import pymupdf
 
 from ...evidence.forms import gold_items
 from ...model import EVIDENCE, Plan, Region, TokenEdit
-from ...qc.leak import prints_answer, would_print
+from ...qc.leak import would_print
 from ...routing.scoring import NEEDS_NUMBERS
 from ..base import NotApplicable, TransformContext
 from ..functional.answer_change import restated_answer
@@ -31,7 +31,7 @@ from ..functional.number_rewrite import Rewrite, wrong_quantity, wrong_year
 from ..functional.numbers import find_numbers
 from ..functional.page_numbers import PageNumber, rewrite_edit, same_line
 from ..functional.text_edits import TextEdit
-from ..numeric_pages import NumericPageTransform, overlaps_any, rounded
+from ..numeric_pages import NumericPageTransform, rounded
 from ..params import Param, ParamError
 from ..registry import register_transform
 
@@ -142,17 +142,9 @@ class CorruptNumericTokens(NumericPageTransform):
         changes: list[float] = []
         out_of_range = 0
         unsure = 0
-        gold_numbers = self.gold_numbers(ctx)
         printings: list[Printing] = plan.extra.setdefault("gold_prints", [])
-        # A printing of the answer is one the evidence map reads as stating it: a stray "6"
-        # on a page asked "how many" is not the count.
-        stating = [m.span for m in ctx.evidence().statements([number])]
         for item in chosen:
-            prints = (
-                bool(gold_numbers)
-                and prints_answer(gold_numbers, item.placed.token)
-                and overlaps_any(item.rect, stating)
-            )
+            prints = self.states_gold(item.rect, item.placed.token.text, number, ctx)
             taken = tuple(p.answer for p in printings if p.answer) if prints else ()
             rewrite = self.rewrite(item, ctx, taken) if item.rewritable else None
             if rewrite is None:

@@ -11,7 +11,7 @@ import pymupdf
 
 from ...evidence.policy import ATTRIBUTE
 from ...model import EVIDENCE, Plan, Region, TokenEdit
-from ...qc.leak import prints_answer, would_print
+from ...qc.leak import would_print
 from ...routing.scoring import NEEDS_NUMBERS, NEEDS_TABLE
 from ...textregions.tables import Table
 from ..base import TransformContext
@@ -27,7 +27,7 @@ from ..functional.row_insert import (
     plan_block,
 )
 from ..functional.text_edits import TextEdit
-from ..numeric_pages import NumericPageTransform, overlaps_any, rounded
+from ..numeric_pages import NumericPageTransform, rounded
 from ..params import Param
 from ..registry import register_transform
 
@@ -81,17 +81,8 @@ class CounterfactualDistractorRows(NumericPageTransform):
 
     def _gold_row(self, table: Table, number: int, ctx: TransformContext) -> int | None:
         """The body row printing the gold where the evidence map reads it (None: none)."""
-        gold = self.gold_numbers(ctx)
-        stating = [m.span for m in ctx.evidence().statements([number])]
-        if not gold or not stating:
-            return None
-        for i in table.body_rows():
-            for cell in table.cells[i]:
-                if cell is None or not overlaps_any(cell.bbox, stating):
-                    continue
-                if any(prints_answer(gold, token) for token in find_numbers(cell.text)):
-                    return i
-        return None
+        cells = self.gold_cells(table, number, ctx)
+        return cells[0][0] if cells else None
 
     def _template(self, table: Table, ctx: TransformContext) -> int | None:
         """Without the gold in the table: the labelled row of values the question names

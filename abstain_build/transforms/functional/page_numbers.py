@@ -96,6 +96,10 @@ def page_numbers(page: pymupdf.Page, words: PageWords) -> list[PageNumber]:
     """Every number on the page, top to bottom, with its role: codes and references
     ("Table 1") excluded."""
     found: list[PageNumber] = []
+    if not words.words:
+        return found
+    lowest_top = max(w.bbox[1] for w in words.words)
+    highest_bottom = min(w.bbox[3] for w in words.words)
     for placed in place_numbers(words.words):
         if placed.token.kind in NOT_VALUES:
             continue
@@ -110,9 +114,7 @@ def page_numbers(page: pymupdf.Page, words: PageWords) -> list[PageNumber]:
             if w not in placed.words
             and ((w.block == first.block and w.line == first.line) or _beside(w, rect))
         ]
-        edge = all(w.bbox[1] < rect[3] for w in words.words) or all(
-            w.bbox[3] > rect[1] for w in words.words
-        )
+        edge = lowest_top < rect[3] or highest_bottom > rect[1]  # nothing below, or above
         role = number_role(placed, printed_line, page.rect.height, edge)
         conf = min(w.conf for w in placed.words)
         found.append(PageNumber(placed, rect, _alignment(rect, line), line, conf, role))

@@ -93,17 +93,45 @@ def page_fills(
     return fills
 
 
-def erase_text(page: pymupdf.Page, rects: Iterable[Iterable[float]]) -> list[dict[str, object]]:
-    """Redact ``rects`` (text layer, image pixels, covered vector art) and fill each with the
-    colour that surrounded it. Returns ``{"rect": [...], "fill": [r, g, b]}`` per rectangle.
+def over_pictures(page: pymupdf.Page, rects: Sequence[pymupdf.Rect]) -> list[bool]:
+    """Whether each rectangle lies over a picture: redacting blanks the picture's pixels
+    there to white, so it needs filling with the colour around it."""
+    pictures = [pymupdf.Rect(info["bbox"]) for info in page.get_image_info()]
+    return [any(rect.intersects(picture) for picture in pictures) for rect in rects]
+
+
+def erase_text(
+    page: pymupdf.Page, rects: Iterable[Iterable[float]], deferred: Iterable[int] = ()
+) -> list[dict[str, object]]:
+    """Redact ``rects`` (text layer, image pixels) and fill with the colour that surrounded
+    it each one lying over a picture; elsewhere nothing is painted, so the vector art
+    under the text (shading, rules, underlines) stays as it was.
+
+    The fills of the rectangles at the ``deferred`` indices are not drawn: the caller
+    draws them under the new text it writes there, in stream order (a fill drawn at the
+    end of the page would cover that text). Returns per rectangle ``{"rect", "fill",
+    "filled"}``, ``filled`` false when the fill is not needed or deferred.
     """
     normalise_rotation(page)
     clipped = clip_to_page(page, rects)
     if not clipped:
         return []
     fills = page_fills(page, clipped)  # read before anything changes
-    redact_rects(page, clipped, fill=fills, line_art=pymupdf.PDF_REDACT_LINE_ART_NONE)
+    needed = over_pictures(page, clipped)
+    later = set(deferred)
+    painted = [need and index not in later for index, need in enumerate(needed)]
+    redact_rects(
+        page,
+        clipped,
+        fill=[fill if paint else None for fill, paint in zip(fills, painted, strict=True)],
+        line_art=pymupdf.PDF_REDACT_LINE_ART_NONE,
+    )
     return [
-        {"rect": [round(v, 2) for v in rect], "fill": [round(v, 4) for v in fill]}
-        for rect, fill in zip(clipped, fills, strict=True)
+        {
+            "rect": [round(v, 2) for v in rect],
+            "fill": [round(v, 4) for v in fill],
+            "filled": paint,
+            "over_picture": need,
+        }
+        for rect, fill, paint, need in zip(clipped, fills, painted, needed, strict=True)
     ]

@@ -187,7 +187,7 @@ def _merged(boxes: list[pymupdf.Rect]) -> list[pymupdf.Rect]:
 def redact_rects(
     page: pymupdf.Page,
     rects: Iterable[Iterable[float]],
-    fill: tuple[float, ...] | Sequence[tuple[float, ...]] = BLACK,
+    fill: tuple[float, ...] | Sequence[tuple[float, ...] | None] = BLACK,
     line_art: int = pymupdf.PDF_REDACT_LINE_ART_REMOVE_IF_COVERED,
 ) -> list[pymupdf.Rect]:
     """Remove what lies under ``rects`` from every channel, then paint them ``fill``.
@@ -195,7 +195,8 @@ def redact_rects(
     Text under a rectangle leaves the text layer (a character goes when its box overlaps),
     image pixels under it are blanked inside the image data, vector paths wholly inside are
     removed (``line_art``: a PyMuPDF ``PDF_REDACT_LINE_ART_*`` mode) and the rest is covered
-    by the opaque fill; annotations touching a rectangle are deleted. Unless ``line_art`` is
+    by the opaque fill (``None`` for one rectangle: no fill, what was not removed shows);
+    annotations touching a rectangle are deleted. Unless ``line_art`` is
     ``PDF_REDACT_LINE_ART_NONE``, paths that cross a rectangle with a vertex inside it are
     flattened to pixels (:func:`paths_hidden_under`), so no chart geometry survives under
     the fill. ``fill`` is one colour for all, or one per rectangle (rectangles given already
@@ -210,7 +211,7 @@ def redact_rects(
     hidden = paths_hidden_under(page, clipped) if line_art else []
     _drop_annotations_over(page, clipped)
     for rect, colour in zip(clipped, fills, strict=True):
-        page.add_redact_annot(rect, fill=colour, cross_out=False)
+        page.add_redact_annot(rect, fill=False if colour is None else colour, cross_out=False)
     page.apply_redactions(
         images=pymupdf.PDF_REDACT_IMAGE_PIXELS,
         graphics=line_art,

@@ -34,12 +34,12 @@ from .text_edits import (
     fit_size,
     ink_colour,
     ink_mask,
-    insert_text_edit,
     match_font,
     page_spans,
     pixel_box,
     put_pixels_back,
     style_of_spans,
+    write_text_edits,
 )
 
 #: The block may be squeezed down to this share of its height, no further.
@@ -114,12 +114,13 @@ def insert_row_text_layer(page: pymupdf.Page, insert: RowInsert) -> dict[str, ob
     redact_rects(page, [block | target], fill=gap_fill)
     page.show_pdf_page(target, source, 0, clip=block, keep_proportion=False)
     source.close()
-    written = []
-    for cell, style in zip(insert.cells, styles, strict=True):
-        moved = dataclasses.replace(
+    moved = [
+        dataclasses.replace(
             style, baseline=None if style.baseline is None else style.baseline + shift
         )
-        written.append(insert_text_edit(page, cell, moved))
+        for style in styles
+    ]
+    written = write_text_edits(page, insert.cells, moved)
     return {
         "block": [round(v, 2) for v in block],
         "target": [round(v, 2) for v in target],

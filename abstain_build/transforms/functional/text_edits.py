@@ -29,6 +29,7 @@ from ...media.fonts import base14_font
 from ...media.images import encode_png
 from .erase import erase_text, ring_colour
 from .pdf_edit import WHITE, normalise_rotation, redact_rects, render_region
+from .text_order import PlacedText, Underlay, insert_in_reading_order
 
 #: How much wider than the erased text a replacement may be before it is squeezed.
 MAX_GROWTH = 1.1
@@ -167,13 +168,23 @@ def edit_text_layer(page: pymupdf.Page, edits: Sequence[TextEdit]) -> list[dict[
         for edit in edits
     ]
     # Each character whose box overlaps a redaction goes: shrink a hair so neighbours
-    # that merely touch the box stay.
-    erased = erase_text(page, [_shrunk(edit.rect) for edit in edits if edit.erase])
-    written: list[dict[str, object]] = []
-    for edit, style in zip(edits, styles, strict=True):
-        if not edit.text:
-            continue
-        written.append(insert_text_edit(page, edit, style))
+    # that merely touch the box stay. The fill of a box that gets new text is drawn with
+    # that text, under it (a fill drawn last would cover it).
+    erasing = [index for index, edit in enumerate(edits) if edit.erase]
+    rewritten = [n for n, index in enumerate(erasing) if edits[index].text]
+    erased = erase_text(page, [_shrunk(edits[i].rect) for i in erasing], deferred=rewritten)
+    underlays = {
+        erasing[n]: (tuple(erased[n]["rect"]), tuple(erased[n]["fill"]))
+        for n in rewritten
+        if n < len(erased) and erased[n]["over_picture"]
+    }
+    shown = [index for index, edit in enumerate(edits) if edit.text]
+    written = write_text_edits(
+        page,
+        [edits[i] for i in shown],
+        [styles[i] for i in shown],
+        [underlays.get(i) for i in shown],
+    )
     return [*({"erased": item} for item in erased), *({"written": item} for item in written)]
 
 
@@ -184,7 +195,11 @@ def _shrunk(rect: Sequence[float], by: float = 0.3) -> tuple[float, float, float
     return (x0 + dx, y0 + dy, x1 - dx, y1 - dy)
 
 
-def insert_text_edit(page: pymupdf.Page, edit: TextEdit, style: PdfStyle) -> dict[str, object]:
+def place_text_edit(
+    edit: TextEdit, style: PdfStyle, underlay: Underlay | None = None
+) -> PlacedText:
+    """Where and how ``edit``'s text is drawn: on the old baseline (or near the bottom of
+    ``rect``), aligned in it and squeezed to fit ``growth`` times its width."""
     rect = edit.rect
     width = pymupdf.get_text_length(edit.text, fontname=style.fontname, fontsize=style.size)
     room = (rect[2] - rect[0]) * edit.growth
@@ -193,23 +208,46 @@ def insert_text_edit(page: pymupdf.Page, edit: TextEdit, style: PdfStyle) -> dic
     baseline = style.baseline
     if baseline is None or not rect[1] - style.size <= baseline <= rect[3] + style.size:
         baseline = rect[3] - 0.22 * (rect[3] - rect[1])
-    point = pymupdf.Point(x, baseline)
-    page.insert_text(
-        point,
-        edit.text,
-        fontsize=style.size,
+    return PlacedText(
+        text=edit.text,
+        origin=(x, baseline),
         fontname=style.fontname,
-        color=style.colour,
-        morph=(point, pymupdf.Matrix(squeeze, 1)) if squeeze < 1.0 else None,
+        size=style.size,
+        colour=style.colour,
+        squeeze=squeeze,
+        rect=tuple(rect),
+        underlay=underlay,
     )
-    return {
-        "text": edit.text,
-        "at": [round(x, 2), round(baseline, 2)],
-        "size": round(style.size, 2),
-        "font": style.fontname,
-        "colour": [round(c, 3) for c in style.colour],
-        "squeeze": round(squeeze, 3),
-    }
+
+
+def write_text_edits(
+    page: pymupdf.Page,
+    edits: Sequence[TextEdit],
+    styles: Sequence[PdfStyle],
+    underlays: Sequence[Underlay | None] | None = None,
+) -> list[dict[str, object]]:
+    """Draw each edit's text as real text in its style, spliced into the content stream in
+    reading order (:mod:`.text_order`), so the text layer reads each value in its sentence;
+    ``underlays``: a box to fill first, per edit (or None).
+    """
+    underlays = underlays or [None] * len(edits)
+    placed = [
+        place_text_edit(edit, style, underlay)
+        for edit, style, underlay in zip(edits, styles, underlays, strict=True)
+    ]
+    places = insert_in_reading_order(page, placed)
+    return [
+        {
+            "text": item.text,
+            "at": [round(item.origin[0], 2), round(item.origin[1], 2)],
+            "size": round(item.size, 2),
+            "font": item.fontname,
+            "colour": [round(c, 3) for c in item.colour],
+            "squeeze": round(item.squeeze, 3),
+            "stream": place,
+        }
+        for item, place in zip(placed, places, strict=True)
+    ]
 
 
 # -- pixels --------------------------------------------------------------------------------

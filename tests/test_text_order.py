@@ -1,0 +1,130 @@
+"""New text lands in the text layer where the text it replaces was read (text_order)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+from PIL import Image
+
+from abstain_build.transforms.functional.text_edits import TextEdit, edit_text_layer
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "mmlongbench-doc" / "documents"
+
+LINES = [
+    "Revenue grew to 4,512 million in the year,",
+    "up from 3,980 million a year earlier, while",
+    "costs stayed flat at 1,200 million overall.",
+]
+
+
+def _one_text_object_page() -> pymupdf.Document:
+    """A page drawn the way TeX draws one: a single BT..ET for all lines, each line a TJ
+    positioned from the line before with Td."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=200)
+    page.insert_font(fontname="helv")
+    body = ["BT", "/helv 11 Tf", "1 0 0 1 40 160 Tm"]
+    for number, line in enumerate(LINES):
+        if number:
+            body.append("0 -16 Td")
+        body.append(f"[({line})] TJ")
+    body.append("ET")
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, "\n".join(body).encode())
+    page.set_contents(xref)
+    return doc
+
+
+def _word_box(page: pymupdf.Page, text: str) -> tuple[float, float, float, float]:
+    return next(tuple(w[:4]) for w in page.get_text("words") if w[4] == text)
+
+
+def _pixels(page: pymupdf.Page) -> np.ndarray:
+    pix = page.get_pixmap(dpi=72, alpha=False)
+    return np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width, pix.n)
+
+
+def test_value_is_read_in_its_sentence_inside_one_text_object():
+    doc = _one_text_object_page()
+    page = doc[0]
+    before = _pixels(page)
+    box = _word_box(page, "3,980")
+    out = edit_text_layer(page, [TextEdit(rect=box, text="4,770")])
+    written = [item["written"] for item in out if "written" in item]
+    assert written[0]["stream"] == "after"
+    text = " ".join(page.get_text().split())
+    # Read right after its own line, before the next line (not at the end of the page).
+    assert text == (
+        "Revenue grew to 4,512 million in the year, up from million a year earlier, while "
+        "4,770 costs stayed flat at 1,200 million overall."
+    )
+    # The lines after the split are drawn where they were.
+    after = _pixels(page)
+    changed = np.argwhere(np.abs(after.astype(int) - before.astype(int)).sum(axis=2) > 60)
+    assert changed.size
+    assert changed[:, 0].min() >= box[1] - 2 and changed[:, 0].max() <= box[3] + 2
+
+
+def test_value_is_read_in_place_when_each_word_is_its_own_object():
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=120)
+    x = 40.0
+    for word in ("Rent", "was", "$34.7", "million", "in", "2015."):
+        page.insert_text((x, 60), word, fontname="tiro", fontsize=11)
+        x += pymupdf.get_text_length(word + " ", fontname="tiro", fontsize=11)
+    page.insert_text((40, 90), "Next paragraph.", fontname="tiro", fontsize=11)
+    out = edit_text_layer(page, [TextEdit(rect=_word_box(page, "$34.7"), text="$41.2")])
+    assert [item["written"]["stream"] for item in out if "written" in item] == ["after"]
+    assert " ".join(page.get_text().split()) == "Rent was $41.2 million in 2015. Next paragraph."
+    # The new value is visible: drawn after the erase, not under a fill.
+    assert "$41.2" in page.get_text("text", clip=pymupdf.Rect(_word_box(page, "$41.2")))
+
+
+def test_value_inside_a_form_goes_into_a_private_copy_of_the_form():
+    source = _one_text_object_page()
+    doc = pymupdf.open()
+    for _ in range(2):
+        doc.new_page(width=400, height=200).show_pdf_page(pymupdf.Rect(0, 0, 400, 200), source, 0)
+    untouched = doc[1].get_text()
+    page = doc[0]
+    edit_text_layer(page, [TextEdit(rect=_word_box(page, "3,980"), text="4,770")])
+    lines = [line.strip() for line in page.get_text().splitlines() if line.strip()]
+    assert lines.index("4,770") < lines.index("costs stayed flat at 1,200 million overall.")
+    assert doc[1].get_text() == untouched  # the other page showing the form is unchanged
+
+
+def test_value_over_a_picture_is_drawn_on_its_background():
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=100)
+    shade = np.zeros((100, 300, 3), np.uint8)
+    shade[..., :] = (40, 90, 200)
+    buffer = io.BytesIO()
+    Image.fromarray(shade).save(buffer, format="PNG")
+    page.insert_image(page.rect, stream=buffer.getvalue())
+    page.insert_text((40, 60), "Share 18% of adults", fontname="helv", fontsize=14, color=(1, 1, 1))
+    box = _word_box(page, "18%")
+    edit_text_layer(page, [TextEdit(rect=box, text="27%")])
+    pixels = _pixels(page)
+    x0, y0, x1, y1 = (round(v) for v in box)
+    region = pixels[y0:y1, x0:x1].reshape(-1, 3).astype(int)
+    # The erased box is refilled with the picture's blue (no white hole) and the new
+    # value is printed over it in white.
+    assert (np.abs(region - (40, 90, 200)).sum(axis=1) < 30).mean() > 0.4
+    assert (region.min(axis=1) > 200).any()
+    assert " ".join(page.get_text().split()).split() == ["Share", "of", "adults", "27%"]
+
+
+@pytest.mark.skipif(not (SHARED / "NETFLIX_2015_10K.pdf").exists(), reason="needs ../shared/data")
+def test_shared_10k_sentence_reads_with_its_new_values():
+    doc = pymupdf.open(SHARED / "NETFLIX_2015_10K.pdf")
+    page = doc[53]
+    boxes = [_word_box(page, "$34.7"), _word_box(page, "$26.6")]
+    news = ("$41.2", "$19.3")
+    edit_text_layer(page, [TextEdit(rect=b, text=t) for b, t in zip(boxes, news, strict=True)])
+    text = " ".join(page.get_text().split())
+    assert "operating leases was $41.2 million , $19.3 million and $27.9 million" in text

@@ -71,6 +71,7 @@ def test_furniture_is_told_apart_from_values(tmp_path: Path) -> None:
             (270, "Settled in June of 1867; Andreas (1882) counted 1862 people."),
             (300, "Interstate 80 and US Highway 34 cross 538 square miles."),
             (330, 'See "Note 9 - Income Taxes" for 412 more.'),
+            (360, "Unit 2 and Question 3 of Week 4 cost 96 hours (Jiang et al., 2021b)."),
             (800, "17"),
             (700, "18"),
             (500, "The last paragraph of a page with a wide bottom margin."),
@@ -88,6 +89,8 @@ def test_furniture_is_told_apart_from_values(tmp_path: Path) -> None:
     assert roles["1862"] == VALUE  # a count that looks like an old year
     assert roles["80"] == NAME and roles["34"] == NAME and roles["538"] == VALUE
     assert "9" not in roles  # a quoted reference ("Note 9") is no number of the evidence
+    assert not {"2", "3", "4"} & set(roles) and roles["96"] == VALUE  # structure numbers
+    assert all(role == CITATION for text, role in roles.items() if text.startswith("2021"))
     assert roles["17"] == PAGE_NUMBER
     assert roles["18"] == VALUE  # alone on a line, but in the body of the page
 
@@ -98,6 +101,11 @@ def test_a_page_number_under_the_last_paragraph_is_furniture(tmp_path: Path) -> 
         tmp_path,
     )
     assert roles["36"] == PAGE_NUMBER and roles["4,512"] == VALUE
+
+
+def test_a_four_digit_page_number_of_proceedings_is_furniture(tmp_path: Path) -> None:
+    roles = roles_on_page([(100, "We ran 6,985 claims in total."), (780, "6985")], tmp_path)
+    assert roles["6985"] == PAGE_NUMBER and roles["6,985"] == VALUE
 
 
 def test_a_superscript_marker_is_not_a_value(tmp_path: Path) -> None:

@@ -243,6 +243,7 @@ def test_the_period_a_document_covers_is_the_years_it_mentions_often() -> None:
         "How many methods were proposed in 2005?",
         "Which was the first store opened in 2016?",
         "What was the latest product of 2020?",
+        "In 2005, which was the earliest model?",
     ],
 )
 def test_temporal_drift_refuses_a_question_whose_shifted_form_has_an_answer(
@@ -251,6 +252,22 @@ def test_temporal_drift_refuses_a_question_whose_shifted_form_has_an_answer(
     sample = doc_sample(report_pdf, (2,), question=question)
     with pytest.raises(NotApplicable, match="still has an answer"):
         run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "For the city where the first farmers' elevator was located, what's the population"
+        " there in 2000?",
+        "What was revenue in the first quarter of 2015?",
+    ],
+)
+def test_temporal_drift_moves_a_question_whose_superlative_only_picks_a_thing(
+    question: str,
+) -> None:
+    from abstain_build.transforms.builtin.temporal_drift import determinable
+
+    assert determinable(question) is None
 
 
 def test_temporal_drift_not_applicable_without_a_year(report_pdf: Path) -> None:

@@ -14,12 +14,37 @@ from ..registry import register_transform
 
 #: Questions whose shifted form has an answer: the first or latest of something in a
 #: period the document does not cover is none; a count of things done in it is zero.
-_DETERMINABLE = re.compile(
-    r"\b(?:first|earliest|oldest|latest|newest|most recent)\b"
-    r"|\bhow many\b[^?]*\b(?:proposed|published|released|introduced|founded|opened|launched"
+_SUPERLATIVE = re.compile(
+    r"\b(?:first(?!\s+(?:quarter|half))|earliest|oldest|latest|newest|most recent)\b",
+    re.IGNORECASE,
+)
+_COUNT_OF_DEEDS = re.compile(
+    r"\bhow many\b[^?]*\b(?:proposed|published|released|introduced|founded|opened|launched"
     r"|built|created|developed|established|acquired|presented|submitted)\b",
     re.IGNORECASE,
 )
+
+
+#: A relative clause after a noun ("the city where"), not a question word ("which was").
+_RELATIVE = re.compile(r"\b[a-z]+\s+(?:where|which|that|who|whose|whom)\b", re.IGNORECASE)
+
+
+def determinable(question: str) -> str | None:
+    """The words that give the shifted question an answer, if any.
+
+    A superlative counts unless it sits in a relative clause that only says which thing
+    is meant, away from the year: "For the city where the first elevator was built, what
+    was its population in 2000?" asks about 2000; "first" only picks the city.
+    """
+    count = _COUNT_OF_DEEDS.search(question)
+    if count:
+        return count.group(0)
+    for part in re.split(r"[,;]", question):
+        for match in _SUPERLATIVE.finditer(part):
+            describing = _RELATIVE.search(part[: match.start()]) and not find_years(part)
+            if not describing:
+                return match.group(0)
+    return None
 
 
 @register_transform
@@ -75,11 +100,11 @@ class TemporalDrift(QuestionTransform):
         found = coverage(texts)
         if found is None:
             raise NotApplicable("the document's text mentions no year, so its period is unknown")
-        determinable = _DETERMINABLE.search(question)
-        if determinable:
+        answered_by = determinable(question)
+        if answered_by:
             raise NotApplicable(
                 f"moved to another period the question still has an answer"
-                f" ('{determinable.group(0)}': none, or zero)"
+                f" ('{answered_by}': none, or zero)"
             )
         asked = [m.year for m in mentions]
         covered = found.including(asked)

@@ -4,7 +4,7 @@ An edit of the evidence's numbers must leave alone the numbers that are not quan
 (SPEC 7, no collateral damage): a day of a date ("February 15, 2012" must not become
 "February 35"), a page number, a footnote or reference marker ("depreciation(2)",
 "[12]", a superscript), a citation year ("(Smith et al., 2023)"), a section number
-("3.2 Results"), a model, product or road name ("MCS 51", "Interstate 80") and a year
+("3.2 Results"), a structure number ("Unit 2", "Question 3"), a model, product or road name ("MCS 51", "Interstate 80") and a year
 before 1900 ("in 1867", "(1882)"). :func:`number_role` tells them
 apart from the line a number is printed on; only :data:`VALUE` numbers are edited.
 """
@@ -34,6 +34,10 @@ _MONTH = (
 MONTH_BEFORE = re.compile(rf"\b{_MONTH}\.?\s*$", re.IGNORECASE)
 _MONTH_AFTER = re.compile(rf"^(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
 _SMALL_INT = re.compile(r"^\(?(\d{1,3})\)?$")
+#: A year with a letter, as author-year citations tell one author's papers apart.
+_LETTERED_YEAR = re.compile(r"\(?(?:19|20)\d\d[a-z]\b")
+#: A page number: at most four digits, bare (proceedings run to "6982").
+_PAGE_NUMBER = re.compile(r"^\d{1,4}$")
 #: Capitalised words that start a sentence before a year, not an author's name.
 _NOT_NAMES = frozenset(
     (
@@ -112,6 +116,19 @@ def _is_citation(before: str, after: str, bracketed: bool) -> bool:
     return _in_bracket(before) and bool(re.match(r"^[a-z]?\s*[)\];,]", after))
 
 
+def _alone_at_the_edge(placed: PlacedNumber, page_height: float | None, edge: bool) -> bool:
+    """Printed alone (or with "page", "of N") in the page's top or bottom margin, or with
+    no word beyond it: where page numbers are."""
+    text, token = placed.line_text, placed.token
+    rest = (text[: token.start] + " " + text[token.end :]).strip(" -–—|·•")
+    if not _PAGE_WORDS.match(rest):
+        return False
+    centre = (placed.bbox[1] + placed.bbox[3]) / 2
+    return edge or bool(
+        page_height and not MARGIN_SHARE * page_height <= centre <= (1 - MARGIN_SHARE) * page_height
+    )
+
+
 def number_role(
     placed: PlacedNumber,
     line: Sequence[Word],
@@ -127,6 +144,8 @@ def number_role(
     small = _small_int(token.text)
     if token.kind == "year" and _is_citation(before, after, token.text.startswith("(")):
         return CITATION
+    if _LETTERED_YEAR.match(text[token.start :]) and _is_citation(before, after, False):
+        return CITATION  # "(Jiang et al., 2021b)", read as an amount in billions
     if token.kind != "amount":
         return VALUE
     if _OLD_YEAR.match(token.text) and (
@@ -138,6 +157,9 @@ def number_role(
         return DATE_PART
     if re.search(r"\d/$", before) or re.match(r"^/\d", after):
         return DATE_PART  # 12/31/2015
+    four_digits = small is None and _PAGE_NUMBER.match(token.text)
+    if four_digits and _alone_at_the_edge(placed, page_height, edge):
+        return PAGE_NUMBER  # "6982" under a proceedings page
     if small is not None:
         if token.parenthesised and before[-1:].isalnum():
             return MARKER  # "depreciation(2)"
@@ -149,14 +171,8 @@ def number_role(
             and _height(placed.bbox) < SUPERSCRIPT_RATIO * sorted(heights)[len(heights) // 2]
         ):
             return MARKER  # a superscript
-        rest = (before + " " + after).strip(" -–—|·•")
-        if _PAGE_WORDS.match(rest):
-            centre = (placed.bbox[1] + placed.bbox[3]) / 2
-            if edge or (
-                page_height
-                and not MARGIN_SHARE * page_height <= centre <= (1 - MARGIN_SHARE) * page_height
-            ):
-                return PAGE_NUMBER
+        if _alone_at_the_edge(placed, page_height, edge):
+            return PAGE_NUMBER
         match = _PRODUCT_BEFORE.search(before)
         if match and match.group(1).lower() not in _NOT_PRODUCTS and not token.currency:
             return NAME  # "MCS 51"

@@ -213,7 +213,9 @@ REFERENCE_WORDS = frozenset(
     (
         "table", "tables", "figure", "figures", "fig", "item", "page", "pages", "note",
         "notes", "section", "chapter", "exhibit", "appendix", "part", "no", "step", "chart",
-        "slide", "eq", "equation", "line", "footnote",
+        "slide", "eq", "equation", "line", "footnote", "question", "unit", "week", "lesson",
+        "module", "task", "exercise", "problem", "quiz", "lecture", "article", "clause",
+        "schedule", "annex", "session", "wave", "round", "column", "row",
     )
 )  # fmt: skip
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)[.:]?\s*$")

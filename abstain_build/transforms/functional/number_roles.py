@@ -3,10 +3,12 @@
 An edit of the evidence's numbers must leave alone the numbers that are not quantities
 (SPEC 7, no collateral damage): a day of a date ("February 15, 2012" must not become
 "February 35"), a page number, a footnote or reference marker ("depreciation(2)",
-"[12]", a superscript), a citation year ("(Smith et al., 2023)"), a section number
-("3.2 Results"), a structure number ("Unit 2", "Question 3"), a model, product or road name ("MCS 51", "Interstate 80") and a year
-before 1900 ("in 1867", "(1882)"). :func:`number_role` tells them
-apart from the line a number is printed on; only :data:`VALUE` numbers are edited.
+"[12]", a superscript), a citation year ("(Smith et al., 2023)", "2021b"), a section
+number ("3.2 Results"), a model, product or road name ("MCS 51", "Interstate 80") and a
+year before 1900 ("in 1867", "(1882)"). Numbers after a reference word ("Table 1",
+"Unit 2", "Question 3") are not even read as numbers (``numbers.REFERENCE_WORDS``).
+:func:`number_role` tells them apart from the line a number is printed on; only
+:data:`VALUE` numbers are edited.
 """
 
 from __future__ import annotations

@@ -155,6 +155,20 @@ def test_a_caption_contradicts_a_numeric_answer_in_its_format() -> None:
         assert candidate.text.startswith("What was the revenue in FY2021? ")
 
 
+def test_a_caption_starts_a_sentence_of_its_own() -> None:
+    candidates = caption_candidates(
+        "what is the advertising expense in FY 2015? Answer in millions",
+        "714.3",
+        "Float",
+        [],
+        np.random.default_rng(0),
+    )
+    assert candidates
+    for candidate in candidates:
+        assert candidate.text.startswith("what is the advertising expense in FY 2015? ")
+        assert "Answer in millions. Note: " in candidate.text
+
+
 def test_a_caption_names_another_entity_of_the_golds_list() -> None:
     evidence = [
         "Revenue by segment\nIndustrial Products\nCloud Services\nEnergy Solutions\n"

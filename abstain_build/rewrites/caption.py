@@ -170,6 +170,13 @@ def alternative_names(gold: str, texts: Sequence[str]) -> list[str]:
     return list(seen)
 
 
+def ended(question: str) -> str:
+    """``question`` closed as a sentence, so an appended note starts a sentence of its own
+    ("... Answer in millions. Note: ..." rather than "... Answer in millions Note: ...")."""
+    base = question.rstrip()
+    return base if not base or base[-1] in ".?!:)\"'”" else base + "."
+
+
 def caption_candidates(
     question: str,
     answer: str,
@@ -198,7 +205,7 @@ def caption_candidates(
         if len(items) == 1 and 0 < len(denied) <= MAX_DENIED:
             claims += [(tid, template.format(gold=denied)) for tid, template in NEGATIONS]
     order = rng.permutation(len(claims))
-    base = question.rstrip()
+    base = ended(question)
     return [
         Candidate(
             f"{base} {claims[int(i)][1]}",

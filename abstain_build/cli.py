@@ -380,13 +380,21 @@ def preview(
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     for item in result.items:
-        style = {"ok": "green", "not_applicable": "dim", "error": "red", "qc_failed": "red"}[
-            item.status
-        ]
+        style = PREVIEW_STYLES[item.status]
         reason = f": {item.reason}" if item.reason else ""
         err.print(f"  [{style}]{item.transform.name:<26} {item.status}{reason}[/]", highlight=False)
     err.print(f"[bold green]preview[/] {result.index}")
     err.print(f"  contact sheet: {result.contact_sheet}")
+
+
+#: How each preview status (``preview.run.STATUSES``) is printed.
+PREVIEW_STYLES = {
+    "ok": "green",
+    "not_applicable": "dim",
+    "error": "red",
+    "qc_failed": "red",
+    "still_stated": "red",
+}
 
 
 @app.command()

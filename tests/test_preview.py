@@ -341,3 +341,11 @@ def test_the_routing_section_scores_every_transform_and_names_the_chain(
     assert all(f"routing score {item.route_score:.3f}" in page for item in scored)
     # The features routing read from the evidence page are on the page too.
     assert "numbers_on_evidence" in page and "evidence_type" in page
+
+
+def test_the_cli_prints_every_status_a_preview_can_give() -> None:
+    from abstain_build.cli import PREVIEW_STYLES
+    from abstain_build.preview.run import STATUSES
+
+    # A status without a style crashed `abstain-build preview` after the work was done.
+    assert set(PREVIEW_STYLES) == set(STATUSES)

@@ -27,10 +27,15 @@ from .overlay import region_overlays
 from .sheet import contact_sheet
 
 
+#: What can come of a transform in a preview: it acted; it does not fit the sample; it
+#: failed; its output failed the structural checks; the re-read gate still finds the answer.
+STATUSES = ("ok", "not_applicable", "error", "qc_failed", "still_stated")
+
+
 @dataclass
 class PreviewItem:
     transform: Transform
-    status: str  # "ok", "not_applicable", "error", "qc_failed", "still_stated"
+    status: str  # one of STATUSES
     reason: str = ""
     output: TransformOutput | None = None
     images: list[str] = field(default_factory=list)  # relative to the preview folder

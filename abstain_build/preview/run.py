@@ -26,7 +26,6 @@ from .html import render_html
 from .overlay import region_overlays
 from .sheet import contact_sheet
 
-
 #: What can come of a transform in a preview: it acted; it does not fit the sample; it
 #: failed; its output failed the structural checks; the re-read gate still finds the answer.
 STATUSES = ("ok", "not_applicable", "error", "qc_failed", "still_stated")

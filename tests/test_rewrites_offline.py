@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from abstain_build.rewrites.caption import caption_candidates, sibling_names
+from abstain_build.rewrites.caption import caption_candidates, contradictable, sibling_names
 from abstain_build.rewrites.offline import GENERATORS, template_count
 from abstain_build.rewrites.slots import PLACEHOLDER, parse_question
 from abstain_build.transforms.functional.numbers import find_numbers
@@ -219,3 +219,17 @@ def test_an_answer_of_no_contradictable_type_gets_no_caption() -> None:
 
 def test_an_empty_answer_gives_no_caption() -> None:
     assert caption_candidates("Q?", "", "Str", [], np.random.default_rng(0)) == []
+
+
+def test_a_list_of_values_gets_no_caption() -> None:
+    # One number against three F1 scores: a reader cannot tell which it denies and
+    # answers from the document (read on a shared paper's question).
+    question = "Please list the F1 scores for ProgramFC on the three datasets."
+    assert (
+        caption_candidates(
+            question, "['64.4', '62.5', '62.2']", "List", [], np.random.default_rng(0)
+        )
+        == []
+    )
+    assert not contradictable("['64.4', '62.5', '62.2']", "List")
+    assert contradictable("64.4", "Float")

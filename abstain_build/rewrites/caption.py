@@ -7,7 +7,7 @@ gold's type: a number is the gold moved
 20-50% in its own format, a year moved 1-5 years, a date 1-14 months; a name is another
 line of the list or column the gold is printed in (another segment, another platform), or,
 for a one-item text answer, the gold ruled out. An answer of another shape (a range, a
-code) gets no note: the transform is then not applicable.
+code) or a list of several values gets no note: the transform is then not applicable.
 """
 
 from __future__ import annotations
@@ -78,9 +78,14 @@ MAX_DENIED = 60
 
 
 def contradictable(answer: str, answer_format: str | None) -> bool:
-    """Whether a note can contradict this answer without the evidence pages: one of its
-    items is a single number, or short enough to deny (names on the pages may add more)."""
-    for item in answer_items(answer, answer_format):
+    """Whether a note can contradict this answer without the evidence pages: it is one
+    item (a note giving one value against a list of several cannot say which one it
+    means, and a reader answers the rest from the document), and that item is a single
+    number, or short enough to deny (names on the pages may add more)."""
+    items = answer_items(answer, answer_format)
+    if len(items) != 1:
+        return False
+    for item in items:
         numbers = [t for t in find_numbers(item) if t.is_quantity or t.kind == "year"]
         if len(numbers) == 1 or 0 < len(item.strip().rstrip(".?!:;")) <= MAX_DENIED:
             return True
@@ -187,9 +192,9 @@ def caption_candidates(
     """Notes contradicting the gold answer with a value of its type, each appended to the
     question (none when no such value can be made: SPEC section 7)."""
     items = answer_items(answer, answer_format)
-    if not items:
-        return []
-    target = items[int(rng.integers(len(items)))]
+    if len(items) != 1:
+        return []  # one note cannot contradict a list of values (see contradictable)
+    target = items[0]
     claims: list[tuple[str, str]] = []
     wrong = _wrong_value(target, question, rng)
     if wrong is not None:

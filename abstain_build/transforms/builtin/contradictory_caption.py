@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...model import EVIDENCE
+from ...qc.leak import answer_items
 from ...rewrites.caption import caption_candidates
 from ...rewrites.offline import Candidate
 from ...routing.scoring import NEEDS_ANSWER
@@ -44,6 +45,12 @@ class ContradictoryCaption(RewriteTransform):
         answer = ctx.sample.answer.strip()
         if not answer:
             return "the gold answer is empty, so there is nothing to contradict"
+        items = answer_items(answer, ctx.sample.answer_format)
+        if len(items) > 1:
+            return (
+                f"the answer lists {len(items)} values; one note giving one value cannot say"
+                " which of them it contradicts, and the rest stay answerable"
+            )
         return (
             f"no contradiction of the answer's type fits: the answer ({len(answer)} characters)"
             " is not one number, year or date, no other line of its list or column on the"

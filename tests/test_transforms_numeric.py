@@ -225,6 +225,25 @@ def test_corruption_rewrites_values_in_the_text_layer() -> None:
     assert report.applicable and not report.leaked, report.reason
 
 
+def test_corruption_keeps_every_table_rows_label() -> None:
+    sample = fixture_sample("ACME_2021_10K-6a8203af")
+    source = pymupdf.open(ACME)[3]
+    output = run("corrupt_numeric_tokens", sample)
+    result = pymupdf.open(stream=output.pdf, filetype="pdf")[3]
+    rows = [t for t in output.record.edits.tokens if t.new]
+    erased = [t for t in output.record.edits.tokens if not t.new]
+    # Words of the lines printing two values or more (table rows) are never erased.
+    for word in erased:
+        on_line = [
+            t for t in rows if min(t.bbox[3], word.bbox[3]) - max(t.bbox[1], word.bbox[1]) > 0
+        ]
+        assert len(on_line) < 2, (word, on_line)
+    labels = [
+        w[4] for w in source.get_text("words") if w[0] < 150 and 200 < w[1] < 330 and w[4].isalpha()
+    ]
+    assert labels and all(label in result.get_text() for label in labels)
+
+
 def test_replacements_keep_size_colour_and_alignment() -> None:
     sample = fixture_sample("ACME_2021_10K-6a8203af")
     output = run("corrupt_numeric_tokens", sample)

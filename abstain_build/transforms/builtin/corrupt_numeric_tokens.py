@@ -50,6 +50,20 @@ def asks_about_years(question: str, answer: str) -> bool:
     return bool(_ASKS_YEAR.search(question))
 
 
+def table_rows(numbers: list[PageNumber]) -> list[tuple[float, ...]]:
+    """Boxes of the numbers on lines printing two numbers or more: rows of a table."""
+    return [
+        n.rect
+        for n in numbers
+        if sum(1 for other in numbers if other is not n and _same_row(n.rect, other.rect)) >= 1
+    ]
+
+
+def _same_row(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    return overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1])
+
+
 @register_transform
 class CorruptNumericTokens(NumericPageTransform):
     name = "corrupt_numeric_tokens"
@@ -180,9 +194,11 @@ class CorruptNumericTokens(NumericPageTransform):
                 )
             )
         answer, others = self.words_to_erase(words, numbers, number, ctx)
-        # The labels of the answer's printings stay: a reader must see which value is asked.
-        gold_rects = [p.rect for p in printings]
-        others = [w for w in others if not any(same_line(w, r) for r in gold_rects)]
+        # Labels stay: those of the answer's printings (a reader must see which value is
+        # asked) and every table row's (a line printing two numbers or more), which a
+        # corrupted table still needs to be read at all ("Net additions" is no "Net").
+        kept = [p.rect for p in printings] + table_rows(numbers)
+        others = [w for w in others if not any(same_line(w, r) for r in kept)]
         for word in answer:  # a text answer cannot be made wrong as a number: erased
             edits.append(TextEdit(rect=word.bbox))
             self.record_erase(plan, number, source, word.bbox, word.text, "answer")

@@ -7,11 +7,15 @@ very end of the page, detached from its sentence, and a list of loose numbers th
 away which values were edited. Here each new piece of text is spliced into the stream
 right after the text object that draws the glyph before it on its line (or right before
 the one drawing the glyph after it), so a reader of the text layer finds the sentence
-whole again.
+whole again. When that glyph is drawn by a form, the text goes into a private copy of the
+form (other pages showing it stay as they were). A text object holding a whole
+paragraph, as TeX writes them, is closed after the line that shows the glyph and reopened
+with its line matrix, so the new text is read after its own line.
 
 Which text object draws a glyph is asked of MuPDF itself: the stream cut after the k-th
-text object either draws the glyph or not, and a binary search over k finds it. Content
-streams are parsed and written by pikepdf (inline images and string escapes included).
+text object (or text-showing operator) either draws the glyph or not, and a binary search
+over k finds it. Content streams are parsed and written by pikepdf (inline images and
+string escapes included).
 """
 
 from __future__ import annotations

@@ -485,6 +485,16 @@ def test_a_false_row_is_inserted_under_the_true_one_and_nothing_is_lost() -> Non
         page = new_doc[3]
         new_total = page.search_for("Total revenue")[0]
         assert all(page.rect.contains(pymupdf.Rect(w[:4])) for w in page.get_text("words"))
+        # The false row is printed, not only in the text layer: nothing drawn after it
+        # (the gap's fill, the moved rows) covers it.
+        for value in cells[1:]:
+            hits = page.search_for(value)
+            assert hits, value
+            darkest = [
+                min(page.get_pixmap(dpi=144, clip=hit, colorspace=pymupdf.csGRAY).samples)
+                for hit in hits
+            ]
+            assert min(darkest) < 100, value
     assert new_total.y0 - old_total.y0 == pytest.approx(17.0, abs=1.5)  # one row pitch
 
 

@@ -120,7 +120,9 @@ def insert_row_text_layer(page: pymupdf.Page, insert: RowInsert) -> dict[str, ob
         )
         for style in styles
     ]
-    written = write_text_edits(page, insert.cells, moved)
+    # The gap's fill and the moved block are drawn after the page's content: the new row
+    # goes after them, or they would cover it.
+    written = write_text_edits(page, insert.cells, moved, at_end=True)
     return {
         "block": [round(v, 2) for v in block],
         "target": [round(v, 2) for v in target],

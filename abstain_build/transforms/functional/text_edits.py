@@ -225,17 +225,19 @@ def write_text_edits(
     edits: Sequence[TextEdit],
     styles: Sequence[PdfStyle],
     underlays: Sequence[Underlay | None] | None = None,
+    at_end: bool = False,
 ) -> list[dict[str, object]]:
     """Draw each edit's text as real text in its style, spliced into the content stream in
     reading order (:mod:`.text_order`), so the text layer reads each value in its sentence;
-    ``underlays``: a box to fill first, per edit (or None).
+    ``underlays``: a box to fill first, per edit (or None); ``at_end``: drawn after all
+    else instead (see :func:`.text_order.insert_in_reading_order`).
     """
     underlays = underlays or [None] * len(edits)
     placed = [
         place_text_edit(edit, style, underlay)
         for edit, style, underlay in zip(edits, styles, underlays, strict=True)
     ]
-    places = insert_in_reading_order(page, placed)
+    places = insert_in_reading_order(page, placed, at_end=at_end)
     return [
         {
             "text": item.text,

@@ -371,11 +371,14 @@ def _add_font(doc: pymupdf.Document, owner: int, name: str, font: int) -> None:
         doc.xref_set_key(owner, f"{path}/{name}", f"{font} 0 R")
 
 
-def insert_in_reading_order(page: pymupdf.Page, items: Sequence[PlacedText]) -> list[str]:
+def insert_in_reading_order(
+    page: pymupdf.Page, items: Sequence[PlacedText], at_end: bool = False
+) -> list[str]:
     """Draw ``items`` on ``page``, each spliced into the content stream (or the form) that
     draws the text before it, right after that text (see the module docstring). Returns,
     per item, where it went: "after" or "before" a neighbour's text object, or "end" when
-    no neighbour was found.
+    no neighbour was found. ``at_end``: draw them all after everything else (what the
+    caller drew last must not cover them).
     """
     if not items:
         return []
@@ -390,14 +393,15 @@ def insert_in_reading_order(page: pymupdf.Page, items: Sequence[PlacedText]) -> 
     edited = {top.xref: top}
     places = []
     for item in items:
-        found = neighbour(glyphs, item.rect)
+        found = None if at_end else neighbour(glyphs, item.rect)
         located = _locate(page, top, found[0], forms) if found else None
+        close = reopen = b""
         if located is None:
             stream, position, place = top, len(top.instructions), "end"
         else:
             stream, unit = located
             place = found[1]
-            position, close, reopen = unit.start, b"", b""
+            position = unit.start
             if place == "after" and _operator(stream.instructions[unit.start]) == "BT":
                 position, close, reopen = _split_after(page, stream, unit, found[0])
             elif place == "after":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1
@@ -59,3 +59,10 @@ def union_box(boxes: Iterable[Box]) -> Box:
         max(b[2] for b in boxes),
         max(b[3] for b in boxes),
     )
+
+
+def share_a_line(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Do two boxes sit on one visual line (their heights overlap by half the shorter)?"""
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    height = min(a[3] - a[1], b[3] - b[1])
+    return height > 0 and overlap >= 0.5 * height

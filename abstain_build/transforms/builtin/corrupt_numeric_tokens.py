@@ -25,6 +25,7 @@ from ...evidence.forms import gold_items
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...qc.leak import would_print
 from ...routing.scoring import NEEDS_NUMBERS
+from ...textregions.words import share_a_line
 from ..base import NotApplicable, TransformContext
 from ..functional.answer_change import restated_answer
 from ..functional.number_rewrite import Rewrite, wrong_quantity, wrong_year
@@ -53,15 +54,8 @@ def asks_about_years(question: str, answer: str) -> bool:
 def table_rows(numbers: list[PageNumber]) -> list[tuple[float, ...]]:
     """Boxes of the numbers on lines printing two numbers or more: rows of a table."""
     return [
-        n.rect
-        for n in numbers
-        if sum(1 for other in numbers if other is not n and _same_row(n.rect, other.rect)) >= 1
+        n.rect for n in numbers if any(o is not n and share_a_line(n.rect, o.rect) for o in numbers)
     ]
-
-
-def _same_row(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
-    overlap = min(a[3], b[3]) - max(a[1], b[1])
-    return overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1])
 
 
 @register_transform

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pymupdf
 
-from .pdf_edit import clip_to_page, normalise_rotation, redact_rects
+from .pdf_edit import normalise_rotation, redact_rects
 from .pixels import clip_rect, has_alpha
 from .raster import background_colour
 
@@ -109,17 +109,20 @@ def erase_text(
 
     The fills of the rectangles at the ``deferred`` indices are not drawn: the caller
     draws them under the new text it writes there, in stream order (a fill drawn at the
-    end of the page would cover that text). Returns per rectangle ``{"rect", "fill",
-    "filled"}``, ``filled`` false when the fill is not needed or deferred.
+    end of the page would cover that text). Returns per rectangle on the page ``{"index"
+    (in ``rects``), "rect", "fill", "filled", "over_picture"}``, ``filled`` false when the
+    fill is not needed or deferred.
     """
     normalise_rotation(page)
-    clipped = clip_to_page(page, rects)
-    if not clipped:
+    on_page = [(i, pymupdf.Rect(r) & page.rect) for i, r in enumerate(rects)]
+    on_page = [(i, rect) for i, rect in on_page if not rect.is_empty]
+    if not on_page:
         return []
+    clipped = [rect for _, rect in on_page]
     fills = page_fills(page, clipped)  # read before anything changes
     needed = over_pictures(page, clipped)
     later = set(deferred)
-    painted = [need and index not in later for index, need in enumerate(needed)]
+    painted = [need and i not in later for (i, _), need in zip(on_page, needed, strict=True)]
     redact_rects(
         page,
         clipped,
@@ -128,10 +131,11 @@ def erase_text(
     )
     return [
         {
+            "index": i,
             "rect": [round(v, 2) for v in rect],
             "fill": [round(v, 4) for v in fill],
             "filled": paint,
             "over_picture": need,
         }
-        for rect, fill, paint, need in zip(clipped, fills, painted, needed, strict=True)
+        for (i, rect), fill, paint, need in zip(on_page, fills, painted, needed, strict=True)
     ]

@@ -174,9 +174,9 @@ def edit_text_layer(page: pymupdf.Page, edits: Sequence[TextEdit]) -> list[dict[
     rewritten = [n for n, index in enumerate(erasing) if edits[index].text]
     erased = erase_text(page, [_shrunk(edits[i].rect) for i in erasing], deferred=rewritten)
     underlays = {
-        erasing[n]: (tuple(erased[n]["rect"]), tuple(erased[n]["fill"]))
-        for n in rewritten
-        if n < len(erased) and erased[n]["over_picture"]
+        erasing[item["index"]]: (tuple(item["rect"]), tuple(item["fill"]))
+        for item in erased
+        if item["index"] in rewritten and item["over_picture"]
     }
     shown = [index for index, edit in enumerate(edits) if edit.text]
     written = write_text_edits(

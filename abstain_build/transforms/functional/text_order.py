@@ -27,6 +27,8 @@ from decimal import Decimal
 import pikepdf
 import pymupdf
 
+from ...textregions.words import share_a_line
+
 #: How far (points) a glyph may sit from the new text and still count as its neighbour.
 _SAME_LINE_GAP = 1.5
 
@@ -79,12 +81,6 @@ def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect | None = None) -> list[_Glyph
     ]
 
 
-def _same_line(glyph: _Glyph, rect: Sequence[float]) -> bool:
-    top, bottom = max(glyph.bbox[1], rect[1]), min(glyph.bbox[3], rect[3])
-    height = min(glyph.bbox[3] - glyph.bbox[1], rect[3] - rect[1])
-    return height > 0 and bottom - top >= 0.5 * height
-
-
 def neighbour(glyphs: Sequence[_Glyph], rect: Sequence[float]) -> tuple[_Glyph, str] | None:
     """The glyph the new text follows in reading order, and on which side of it the text
     goes ("after" it, or "before" it when nothing precedes the text on its line).
@@ -92,7 +88,7 @@ def neighbour(glyphs: Sequence[_Glyph], rect: Sequence[float]) -> tuple[_Glyph, 
     On its own line the text follows the end of the nearest line above it that overlaps it
     horizontally (a new table row follows the row above).
     """
-    line = [g for g in glyphs if _same_line(g, rect)]
+    line = [g for g in glyphs if share_a_line(g.bbox, rect)]
     left = [g for g in line if g.bbox[2] <= rect[0] + _SAME_LINE_GAP]
     if left:
         return max(left, key=lambda g: g.bbox[2]), "after"
@@ -384,7 +380,7 @@ def insert_in_reading_order(
         return []
     doc = page.parent
     fonts = {name: page.insert_font(fontname=name) for name in sorted({i.fontname for i in items})}
-    glyphs = _glyphs(page)
+    glyphs = [] if at_end else _glyphs(page)
     xrefs = page.get_contents()
     doc.update_stream(xrefs[0], page.read_contents())
     page.set_contents(xrefs[0])

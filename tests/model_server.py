@@ -175,6 +175,9 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length", 0))
             raw = self.rfile.read(length)
+            if len(raw) < length:
+                self.close_connection = True
+                return  # the client died mid-request (a killed run): nothing was asked
             received = Received(
                 path=self.path,
                 headers={k.lower(): v for k, v in self.headers.items()},

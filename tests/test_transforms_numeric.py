@@ -225,13 +225,26 @@ def test_corruption_rewrites_values_in_the_text_layer() -> None:
     assert report.applicable and not report.leaked, report.reason
 
 
+def test_corruption_by_default_erases_no_word() -> None:
+    sample = fixture_sample("ACME_2021_10K-6a8203af")
+    before = page_text(SampleInputs(sample).document_bytes(), 4)
+    output = run("corrupt_numeric_tokens", sample)
+    assert not [t for t in output.record.edits.tokens if not t.new]
+    changed = {t.old for t in output.record.edits.tokens}
+    after = [w.strip(".,;:") for w in page_text(output.pdf, 4).split()]
+    kept = [w.strip(".,;:") for w in before.split() if not any(ch.isdigit() for ch in w)]
+    missing = [w for w in set(kept) if w not in after and not any(w in c for c in changed)]
+    assert not missing, missing
+
+
 def test_corruption_keeps_every_table_rows_label() -> None:
     sample = fixture_sample("ACME_2021_10K-6a8203af")
     source = pymupdf.open(ACME)[3]
-    output = run("corrupt_numeric_tokens", sample)
+    output = run("corrupt_numeric_tokens", sample, word_ratio=0.3)
     result = pymupdf.open(stream=output.pdf, filetype="pdf")[3]
     rows = [t for t in output.record.edits.tokens if t.new]
     erased = [t for t in output.record.edits.tokens if not t.new]
+    assert erased  # some words off the table rows are erased
     # Words of the lines printing two values or more (table rows) are never erased.
     for word in erased:
         on_line = [

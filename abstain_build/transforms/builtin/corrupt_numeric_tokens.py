@@ -69,8 +69,8 @@ class CorruptNumericTokens(NumericPageTransform):
         "Replace the numbers of the evidence pages (amounts, percents, multiples; years only"
         " when the question asks about a year) with wrong values, changed by 20% to 50% up or"
         " down and printed in the same format (separators, decimals, currency, %, scale word,"
-        " parentheses), in place with the original's size, colour and alignment; also erase"
-        " a few words on the lines that hold numbers. The printed result never equals the"
+        " parentheses), in place with the original's size, colour and alignment (word_ratio"
+        " also erases some words on those lines). The printed result never equals the"
         " original nor the gold answer. Text-layer pages get real text (the PDF's text says"
         " the new values); image-only pages are edited in pixels."
     )
@@ -79,8 +79,10 @@ class CorruptNumericTokens(NumericPageTransform):
         "low": Param(0.2, "smallest relative change of a value", low=0.01, high=0.99),
         "high": Param(0.5, "largest relative change of a value", low=0.01, high=0.99),
         "word_ratio": Param(
-            0.1,
-            "share of the other words on lines holding numbers that are erased",
+            0.0,
+            "share of the other words on lines holding numbers that are erased (the"
+            " method's 'some random words'; off by default: every reader takes the holes"
+            " for damage, SPEC 7 'no collateral damage')",
             low=0.0,
             high=1.0,
         ),

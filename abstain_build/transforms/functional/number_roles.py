@@ -4,9 +4,10 @@ An edit of the evidence's numbers must leave alone the numbers that are not quan
 (SPEC 7, no collateral damage): a day of a date ("February 15, 2012" must not become
 "February 35"), a page number, a footnote or reference marker ("depreciation(2)",
 "[12]", a superscript), a citation year ("(Smith et al., 2023)", "2021b"), a section
-number ("3.2 Results"), a model, product or road name ("MCS 51", "Interstate 80") and a
-year before 1900 ("in 1867", "(1882)"). Numbers after a reference word ("Table 1",
-"Unit 2", "Question 3") are not even read as numbers (``numbers.REFERENCE_WORDS``).
+number ("3.2 Results"), a model, product or road name ("MCS 51", "Interstate 80"), a
+year before 1900 ("in 1867", "(1882)") and a rank ("3rd", "#5"). Numbers after a
+reference word ("Table 1", "Units 9 & 14", "Question 3") are not even read as numbers
+(``numbers.REFERENCE_WORDS``).
 :func:`number_role` tells them apart from the line a number is printed on; only
 :data:`VALUE` numbers are edited.
 """
@@ -35,6 +36,7 @@ _MONTH = (
 #: A month name right before a number makes it a day of a date ("December 31, 2015").
 MONTH_BEFORE = re.compile(rf"\b{_MONTH}\.?\s*$", re.IGNORECASE)
 _MONTH_AFTER = re.compile(rf"^(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
+_ORDINAL_SUFFIX = re.compile(r"^(?:st|nd|rd|th)\b", re.IGNORECASE)
 _SMALL_INT = re.compile(r"^\(?(\d{1,3})\)?$")
 #: A year with a letter, as author-year citations tell one author's papers apart.
 _LETTERED_YEAR = re.compile(r"\(?(?:19|20)\d\d[a-z]\b")
@@ -163,6 +165,8 @@ def number_role(
     if four_digits and _alone_at_the_edge(placed, page_height, edge):
         return PAGE_NUMBER  # "6982" under a proceedings page
     if small is not None:
+        if _ORDINAL_SUFFIX.match(after) or before.endswith("#"):
+            return MARKER  # "the 3rd quarter", "#5:" rank or number something
         if token.parenthesised and before[-1:].isalnum():
             return MARKER  # "depreciation(2)"
         if before.endswith("[") and after.startswith("]"):

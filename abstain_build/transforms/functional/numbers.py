@@ -215,16 +215,32 @@ REFERENCE_WORDS = frozenset(
         "notes", "section", "chapter", "exhibit", "appendix", "part", "no", "step", "chart",
         "slide", "eq", "equation", "line", "footnote", "question", "unit", "week", "lesson",
         "module", "task", "exercise", "problem", "quiz", "lecture", "article", "clause",
-        "schedule", "annex", "session", "wave", "round", "column", "row",
+        "schedule", "annex", "session", "wave", "round", "column", "row", "quarter",
+        "semester", "term", "objective", "goal", "priority", "option", "scenario", "case",
+        "study", "experiment", "stage", "tip", "rule", "principle", "hypothesis",
     )
 )  # fmt: skip
-_WORD_BEFORE = re.compile(r"([A-Za-z]+)[.:]?\s*$")
+#: The word before a number, past an enumeration of earlier numbers ("Units 9 & 14",
+#: "Tables 2, 3 and 5", "Figures 1-3").
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)[.:]?\s*(?:#?\d{1,3}[a-z]?\s*(?:,|&|and|or|to|-|–)\s*)*#?$")
+
+
+_LABEL_NUMBER = re.compile(r"^\(?\d{1,4}(?:\.\d{1,3})*[A-Za-z]?\)?$")
+_REFERENCE_STEMS = frozenset(word.removesuffix("s") for word in REFERENCE_WORDS)
+
+
+def is_label_number(token: NumericToken) -> bool:
+    """Could ``token`` number something ("7", "7A", "3.2", "(4)")? Not an amount or a
+    percent."""
+    return bool(_LABEL_NUMBER.match(token.text))
 
 
 def follows_reference_word(text: str, token: NumericToken) -> bool:
     """Is ``token`` numbering a table, figure, page... ("Figure 2")? See REFERENCE_WORDS."""
-    match = _WORD_BEFORE.search(text[max(0, token.start - 24) : token.start])
-    return bool(match) and match.group(1).lower() in REFERENCE_WORDS
+    if not is_label_number(token):
+        return False  # "in any case 50%": a percent or an amount is a value
+    match = _WORD_BEFORE.search(text[max(0, token.start - 40) : token.start])
+    return bool(match) and match.group(1).lower().removesuffix("s") in _REFERENCE_STEMS
 
 
 def quantities(text: str) -> list[NumericToken]:

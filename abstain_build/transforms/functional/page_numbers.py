@@ -18,7 +18,7 @@ from ...textregions.number_boxes import PlacedNumber, place_numbers
 from ...textregions.pages import PageWords
 from ...textregions.words import Box, Word
 from .number_roles import VALUE, number_role
-from .numbers import REFERENCE_WORDS
+from .numbers import REFERENCE_WORDS, follows_reference_word, is_label_number
 from .text_edits import TextEdit
 
 #: A gap after a number wider than this many line heights ends a table cell.
@@ -82,8 +82,15 @@ def _alignment(rect: Box, line: Sequence[Word]) -> str:
     return "left"
 
 
-def is_reference(rect: Box, line: Sequence[Word]) -> bool:
-    """Is the word just left of ``rect`` a structure label ("Table", "Item", "page")?"""
+def is_reference(placed: PlacedNumber, rect: Box, line: Sequence[Word]) -> bool:
+    """Is ``placed`` numbering a part of the document: after a structure label ("Table 1",
+    "Units 9 & 14") in its line's text or, where the text layer splits the line, just
+    right of one on the page? A bracketed marker ("quarter [14]") is not."""
+    text, token = placed.line_text, placed.token
+    if text[token.start - 1 : token.start] == "[" or not is_label_number(token):
+        return False
+    if follows_reference_word(text, token):
+        return True
     height = rect[3] - rect[1]
     before = [w for w in line if w.bbox[2] <= rect[0] + 0.5 and rect[0] - w.bbox[2] < height]
     if not before:
@@ -105,7 +112,7 @@ def page_numbers(page: pymupdf.Page, words: PageWords) -> list[PageNumber]:
             continue
         rect = _exact_rect(page, placed) if words.source == "text_layer" else placed.bbox
         line = tuple(w for w in words.words if same_line(w, rect) and w not in placed.words)
-        if is_reference(rect, line):
+        if is_reference(placed, rect, line):
             continue
         first = placed.words[0]
         printed_line = [

@@ -214,8 +214,19 @@ def find_leaks(
         if policy == ATTRIBUTE and allowed:
             keep = allowed.get(number, ())
             mentions = [m for m in mentions if not _inside(m.span, keep)]
+            mentions = [m for m in mentions if not _outranked(m, emap)]
         found.extend(mentions)
     return found
+
+
+def _outranked(mention: Mention, emap: EvidenceMap) -> bool:
+    """A coarser rounding with none of the question's words beside it ("57%" in another
+    table, for 56.82 in the row the question names): when the map reads the answer more
+    precisely and with those words elsewhere, no reader takes this one for it. Only an
+    ``attribute`` edit, which keeps that better statement on purpose, may ignore it."""
+    if mention.form != "coarser" or mention.anchors:
+        return False
+    return any(m.form != "coarser" and m.anchors for m in emap.best_statements())
 
 
 def region_kinds(record: Mapping[str, Any]) -> dict[int, set[str]]:

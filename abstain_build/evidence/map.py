@@ -87,6 +87,17 @@ class EvidenceMap:
             if m.status == STATEMENT and (wanted is None or m.page in wanted)
         ]
 
+    def best_statements(self, pages: Sequence[int] | None = None) -> list[Mention]:
+        """The statements a reader would point at as *the* answer: a coarser rounding
+        ("57%" for 56.8) only when no page states the gold more precisely, and of those,
+        the ones with the question's own words beside them when any has some. An edit
+        aimed at the answer's row or column aims here; a removal takes every statement."""
+        found = self.statements()
+        found = [m for m in found if m.form != "coarser"] or found
+        found = [m for m in found if m.anchors] or found
+        wanted = None if pages is None else set(pages)
+        return [m for m in found if wanted is None or m.page in wanted]
+
     def statement_pages(self) -> list[int]:
         return sorted({m.page for m in self.statements()})
 

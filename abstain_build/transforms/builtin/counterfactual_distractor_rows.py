@@ -13,7 +13,7 @@ from ...evidence.policy import ATTRIBUTE
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...qc.leak import would_print
 from ...routing.scoring import NEEDS_NUMBERS, NEEDS_TABLE
-from ...textregions.tables import Table
+from ...textregions.tables import Table, TableCell
 from ..base import TransformContext
 from ..functional.number_rewrite import wrong_quantity
 from ..functional.numbers import find_numbers
@@ -38,6 +38,20 @@ QUALIFIERS = ("(restated)", "(adjusted)", "(revised)", "(pro forma)", "(as repor
 
 def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
+
+
+def _room(cell: TableCell, row: list[TableCell], leftwards: bool) -> float:
+    """How many times its width ``cell``'s new text may take: up to halfway to the next
+    cell of its row on the side it grows to (a rule between columns sits there)."""
+    x0, _, x1, _ = cell.bbox
+    width = max(x1 - x0, 1e-6)
+    if leftwards:
+        edges = [c.bbox[2] for c in row if c.bbox[2] <= x0 + 0.5 and c is not cell]
+        limit = (max(edges) + x0) / 2 if edges else x0 - width
+        return max(1.0, (x1 - limit) / width)
+    edges = [c.bbox[0] for c in row if c.bbox[0] >= x1 - 0.5 and c is not cell]
+    limit = (min(edges) + x1) / 2 if edges else x1 + width
+    return max(1.0, (limit - x0) / width)
 
 
 @register_transform
@@ -179,6 +193,7 @@ class CounterfactualDistractorRows(NumericPageTransform):
         changes: list[float] = []
         cells: list[TextEdit] = []
         label_done = False
+        present = [cell for cell in table.cells[row] if cell is not None]
         for j, cell in enumerate(table.cells[row]):
             if cell is None:
                 continue
@@ -186,12 +201,12 @@ class CounterfactualDistractorRows(NumericPageTransform):
             if j in numeric or cell.is_numeric:
                 text, moved = self._false_value(cell.text, ctx)
                 changes += moved
-                align, growth = "right", 1.5
+                align, growth = "right", min(1.5, _room(cell, present, leftwards=True))
             else:
                 if not label_done and self.config["label"] == "variant":
                     text = f"{text} {QUALIFIERS[int(ctx.rng.integers(len(QUALIFIERS)))]}"
                 label_done = True
-                align, growth = "left", 1.6
+                align, growth = "left", min(1.6, _room(cell, present, leftwards=False))
             x0, y0, x1, y1 = cell.bbox
             cells.append(
                 TextEdit(

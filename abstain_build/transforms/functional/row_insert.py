@@ -208,8 +208,10 @@ def plan_block(
 
     The block is the table's rows under ``start``, extended over whatever follows the
     table without a gap of one ``pitch`` (a note, a paragraph), so that content moves
-    along instead of being overprinted; it widens to the page's width as soon as it takes
-    in something wider than the table. The room ends ``margin`` above the page's edge.
+    along instead of being overprinted; it widens to take in whatever it meets that is
+    wider than the table (the column of text under a table), and no further: the other
+    column of a two-column page, and a table set beside this one, stay where they are.
+    The room ends ``margin`` above the page's edge.
     """
     left, right = table[0] - 2, table[2] + 2
     while True:
@@ -223,11 +225,11 @@ def plan_block(
                 room = box[1] - cursor
                 break
             if box[0] < left or box[2] > right:
+                left, right = min(left, box[0] - 2), max(right, box[2] + 2)
                 widened = True
                 break
             cursor = max(cursor, box[3])
         if widened:
-            left, right = page.rect.x0, page.rect.x1
             continue
         bottom_room = page.rect.y1 - margin - cursor
         room = bottom_room if room is None else min(room, bottom_room)

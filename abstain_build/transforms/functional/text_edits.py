@@ -89,10 +89,18 @@ _BASE14 = {
 }
 
 
+#: Parts of the names of fixed-width fonts whose files do not set the monospaced flag
+#: (TeX's Inconsolata and cmtt among them).
+_MONO_NAMES = (
+    "mono", "courier", "inconsolata", "consol", "menlo", "monaco", "typewriter", "cmtt",
+    "code", "fixed",
+)  # fmt: skip
+
+
 def _family(span: dict) -> str:
     name = span.get("font", "").lower()
     flags = span.get("flags", 0)
-    if flags & pymupdf.TEXT_FONT_MONOSPACED or "mono" in name or "courier" in name:
+    if flags & pymupdf.TEXT_FONT_MONOSPACED or any(k in name for k in _MONO_NAMES):
         return "mono"
     serif = flags & pymupdf.TEXT_FONT_SERIFED or any(k in name for k in ("times", "serif", "roman"))
     return "serif" if serif and "sans" not in name else "sans"

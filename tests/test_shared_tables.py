@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pymupdf
 import pytest
 
@@ -45,6 +46,18 @@ def test_a_false_row_goes_into_the_table_naming_the_answer_and_moves_only_its_co
     # "57%" in Table 2 rounds 56.8 too, but nothing of the question is beside it.
     assert row.new.split(" | ")[0] == "- Self-Ask"
     assert row.bbox[0] > 300  # the right column's table
+    # Table 3's rule between the labels and the values runs on through the new row.
+    with pymupdf.open(stream=output.pdf, filetype="pdf") as document:
+        page = document[7]
+        rule = next(
+            d["rect"]
+            for d in page.get_drawings()
+            if d["rect"].width < 2 and d["rect"].x0 > 300 and d["rect"].y0 > 240
+        )
+        band = pymupdf.Rect(rule.x0 - 1, row.bbox[1] + 1, rule.x0 + 1, row.bbox[3] - 1)
+        pixmap = page.get_pixmap(dpi=144, clip=band, colorspace=pymupdf.csGRAY)
+        pixels = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width)
+        assert pixels.min(axis=1).max() < 200  # inked on every pixel row of the band
     # The left column (Table 2 and the text under it) is untouched, word for word.
     before = words_left_of(inputs.document_bytes(), 300)
     assert words_left_of(output.pdf, 300) == before

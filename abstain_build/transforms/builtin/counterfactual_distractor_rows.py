@@ -206,7 +206,9 @@ class CounterfactualDistractorRows(NumericPageTransform):
                 if not label_done and self.config["label"] == "variant":
                     text = f"{text} {QUALIFIERS[int(ctx.rng.integers(len(QUALIFIERS)))]}"
                 label_done = True
-                align, growth = "left", min(1.6, _room(cell, present, leftwards=False))
+                # A copied label takes the true one's width, whatever the font drawing it.
+                room = 1.0 if text == cell.text else _room(cell, present, leftwards=False)
+                align, growth = "left", min(1.6, room)
             x0, y0, x1, y1 = cell.bbox
             cells.append(
                 TextEdit(

@@ -110,10 +110,19 @@ def insert_row_text_layer(page: pymupdf.Page, insert: RowInsert) -> dict[str, ob
         fill=WHITE,
         line_art=pymupdf.PDF_REDACT_LINE_ART_NONE,
     )
+    template = _template_band(insert)
+    bare = pymupdf.open()
+    bare.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+    _remove_text(bare[0], template)
     target = pymupdf.Rect(insert.target)
     redact_rects(page, [block | target], fill=gap_fill)
     page.show_pdf_page(target, source, 0, clip=block, keep_proportion=False)
+    # The gap gets the template row's rules and shading, without its text: a ruled table's
+    # column rules and frame run on through the new row.
+    gap = pymupdf.Rect(block.x0, block.y0, block.x1, block.y0 + insert.pitch)
+    page.show_pdf_page(gap, bare, 0, clip=template, keep_proportion=False)
     source.close()
+    bare.close()
     moved = [
         dataclasses.replace(
             style, baseline=None if style.baseline is None else style.baseline + shift
@@ -128,6 +137,25 @@ def insert_row_text_layer(page: pymupdf.Page, insert: RowInsert) -> dict[str, ob
         "target": [round(v, 2) for v in target],
         "written": written,
     }
+
+
+def _template_band(insert: RowInsert) -> pymupdf.Rect:
+    """One row pitch of the page, across the block, centred on the template row."""
+    tops = [(cell.style_rect or cell.rect)[1] for cell in insert.cells]
+    bottoms = [(cell.style_rect or cell.rect)[3] for cell in insert.cells]
+    centre = (min(tops) + max(bottoms)) / 2
+    half = insert.pitch / 2
+    return pymupdf.Rect(insert.block[0], centre - half, insert.block[2], centre + half)
+
+
+def _remove_text(page: pymupdf.Page, rect: pymupdf.Rect) -> None:
+    """Take the text out of ``rect`` on ``page``; its drawings and images stay."""
+    page.add_redact_annot(rect, fill=False, cross_out=False)
+    page.apply_redactions(
+        images=pymupdf.PDF_REDACT_IMAGE_NONE,
+        graphics=pymupdf.PDF_REDACT_LINE_ART_NONE,
+        text=pymupdf.PDF_REDACT_TEXT_REMOVE,
+    )
 
 
 def insert_row_pixels(page: pymupdf.Page, insert: RowInsert, dpi: float = 200) -> dict[str, object]:

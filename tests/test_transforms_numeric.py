@@ -209,7 +209,7 @@ def test_removal_on_an_image_only_page_edits_pixels_only() -> None:
 
 def test_corruption_rewrites_values_in_the_text_layer() -> None:
     sample = fixture_sample("ACME_2021_10K-6a8203af")  # 2158.7: Cloud Services FY2020
-    output = run("corrupt_numeric_tokens", sample)
+    output = run("corrupt_numeric_tokens", sample, numeric_ratio=1.0)
     after = page_text(output.pdf, 4)
     rewrites = [t for t in output.record.edits.tokens if t.new]
     assert len(rewrites) >= 25
@@ -225,16 +225,17 @@ def test_corruption_rewrites_values_in_the_text_layer() -> None:
     assert report.applicable and not report.leaked, report.reason
 
 
-def test_corruption_by_default_erases_no_word() -> None:
-    sample = fixture_sample("ACME_2021_10K-6a8203af")
+def test_corruption_by_default_changes_the_answer_and_nothing_else() -> None:
+    sample = fixture_sample("ACME_2021_10K-6a8203af")  # 2,158.7: Cloud Services FY2020
     before = page_text(SampleInputs(sample).document_bytes(), 4)
     output = run("corrupt_numeric_tokens", sample)
-    assert not [t for t in output.record.edits.tokens if not t.new]
-    changed = {t.old for t in output.record.edits.tokens}
+    assert [t.old for t in output.record.edits.tokens] == ["2,158.7"]
+    new = output.record.edits.tokens[0].new
     after = [w.strip(".,;:") for w in page_text(output.pdf, 4).split()]
-    kept = [w.strip(".,;:") for w in before.split() if not any(ch.isdigit() for ch in w)]
-    missing = [w for w in set(kept) if w not in after and not any(w in c for c in changed)]
-    assert not missing, missing
+    kept = [w.strip(".,;:") for w in before.split() if w.strip(".,;:") != "2,158.7"]
+    # Every other word and value is still printed as often as it was.
+    for word in set(kept):
+        assert after.count(word) == kept.count(word) + (word == new), word
 
 
 def test_corruption_keeps_every_table_rows_label() -> None:
@@ -259,7 +260,7 @@ def test_corruption_keeps_every_table_rows_label() -> None:
 
 def test_replacements_keep_size_colour_and_alignment() -> None:
     sample = fixture_sample("ACME_2021_10K-6a8203af")
-    output = run("corrupt_numeric_tokens", sample)
+    output = run("corrupt_numeric_tokens", sample, numeric_ratio=1.0)
     source = pymupdf.open(ACME)
     result = pymupdf.open(stream=output.pdf, filetype="pdf")
     checked = 0
@@ -359,7 +360,7 @@ def test_an_answer_computed_from_corrupted_values_is_not_applicable(tmp_path: Pa
 @needs_ocr
 def test_corruption_on_an_image_only_page_is_drawn_into_the_pixels() -> None:
     sample = fixture_sample("ACME_2021_10K-aea0bc6a")
-    output = run("corrupt_numeric_tokens", sample)
+    output = run("corrupt_numeric_tokens", sample, numeric_ratio=1.0)
     assert page_text(output.pdf, 6).strip() == ""
     text = ocr_words(output.images[0])
     rewrites = [t for t in output.record.edits.tokens if t.new]

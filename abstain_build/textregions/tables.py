@@ -952,6 +952,24 @@ def _split_across(phrases: list[_Phrase], cores: list[tuple[float, float]]) -> l
     return result
 
 
+def _split_names(line: _Line, cores: list[tuple[float, float]]) -> list[_Phrase]:
+    """A header line's cells, a phrase cut into its words when each of them lands in a
+    column of its own ("Hampton Hordville Marquette", one name over each column, spaced
+    as words in the text layer); a header spanning columns ("Proportion (%)" over three)
+    stays one cell."""
+    result: list[_Phrase] = []
+    for phrase in line.phrases:
+        columns = [_column_of(_Phrase([word]), cores) for word in phrase.words]
+        inside = all(
+            _overlap(word.bbox, cores[j]) > 0 for word, j in zip(phrase.words, columns, strict=True)
+        )
+        if len(phrase.words) > 1 and inside and len(set(columns)) == len(columns):
+            result += [_Phrase([word]) for word in phrase.words]
+        else:
+            result.append(phrase)
+    return result
+
+
 # --------------------------------------------------------------------------------------
 # Word grid: tables
 
@@ -998,7 +1016,7 @@ def _grid_tables(run: list[_Line], *, min_rows: int, min_cols: int) -> list[Tabl
     agreeing = 0
     for line in run:
         row: list[list[Word]] = [[] for _ in cores]
-        phrases = _split_across(line.phrases, cores) if line.numeric else line.phrases
+        phrases = _split_across(line.phrases, cores) if line.numeric else _split_names(line, cores)
         for phrase in phrases:
             row[_column_of(phrase, cores)].extend(phrase.words)
         filled = sum(1 for members in row if members)

@@ -66,8 +66,9 @@ class CorruptNumericTokens(NumericPageTransform):
     axis = EVIDENCE
     target = "document"
     description = (
-        "Replace the numbers of the evidence pages (amounts, percents, multiples; years only"
-        " when the question asks about a year) with wrong values, changed by 20% to 50% up or"
+        "Replace the values of the evidence pages that print the answer (amounts, percents,"
+        " multiples; years only when the question asks about a year; numeric_ratio adds the"
+        " pages' other values) with wrong values, changed by 20% to 50% up or"
         " down and printed in the same format (separators, decimals, currency, %, scale word,"
         " parentheses), in place with the original's size, colour and alignment (word_ratio"
         " also erases some words on those lines). The printed result never equals the"
@@ -75,7 +76,14 @@ class CorruptNumericTokens(NumericPageTransform):
         " the new values); image-only pages are edited in pixels."
     )
     params = {
-        "numeric_ratio": Param(1.0, "share of the pages' numbers replaced", low=0.0, high=1.0),
+        "numeric_ratio": Param(
+            0.0,
+            "share of the pages' other numbers replaced too (the printings of the answer"
+            " always are; off by default: every other value changed is a total that no"
+            " longer adds up or a date out of order somewhere else, SPEC 7)",
+            low=0.0,
+            high=1.0,
+        ),
         "low": Param(0.2, "smallest relative change of a value", low=0.01, high=0.99),
         "high": Param(0.5, "largest relative change of a value", low=0.01, high=0.99),
         "word_ratio": Param(
@@ -97,7 +105,10 @@ class CorruptNumericTokens(NumericPageTransform):
         "100 * share of the evidence pages' editable numbers replaced, times the mean"
         " relative change of the replaced values (capped at 1)."
     )
-    nothing_to_edit = "no values to corrupt on the evidence pages (no amounts or percents)"
+    nothing_to_edit = (
+        "the answer is printed as a value on no evidence page (one computed from other"
+        " values would only get a new value, it would not be taken away)"
+    )
     no_numbers_note = "no values to corrupt"
 
     def __init__(self, **overrides: object) -> None:

@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from abstain_build.loaders import open_source
+from abstain_build.media.images import encode_png
 from abstain_build.media.inputs import SampleInputs
 from abstain_build.model import DocumentRef, Sample, SourceInfo
 from abstain_build.pipeline.apply import TransformOutput, run_transform
@@ -423,6 +424,61 @@ def test_merged_columns_keep_every_value_but_not_its_column() -> None:
     # The gold's column (FY2020: 2,158.7 for Cloud Services) is one of the merged two.
     assert "FY2020" in header.new
     assert any("2,158.7" in row.new for row in body)
+
+
+def _ruled_table(path: Path, picture: bool = False) -> Sample:
+    """A table with a vertical rule between every two columns (vector lines, or drawn in
+    a picture under the text)."""
+    document = pymupdf.open()
+    page = document.new_page()
+    xs, top, bottom = (72, 200, 300, 400), 86, 178
+    if picture:
+        image = Image.new("RGB", (340 * 2, (bottom - top) * 2), "white")
+        ink = np.asarray(image).copy()
+        for x in xs[1:-1]:
+            ink[:, (x - 72 - 12) * 2 : (x - 72 - 12) * 2 + 2] = 0
+        page.insert_image(pymupdf.Rect(72, top, 412, bottom), stream=encode_png(ink))
+    else:
+        for x in xs[1:-1]:
+            page.draw_line((x - 12, top), (x - 12, bottom), width=0.6)
+    rows = [("Segment", "2019", "2020"), ("Retail", "41.2", "17.9"), ("Online", "12.5", "30.4")]
+    rows += [("Stores", "63.7", "58.1"), ("Wholesale", "22.9", "27.4"), ("Other", "5.6", "8.3")]
+    for y, cells in enumerate(rows):
+        for x, text in zip(xs, cells, strict=False):
+            page.insert_text((x, 100 + 15 * y), text, fontsize=10)
+    page.draw_line((72, top), (412, top), width=0.6)
+    page.draw_line((72, bottom), (412, bottom), width=0.6)
+    document.save(path)
+    return Sample(
+        id=path.stem,
+        source=INFO,
+        question="What was the Retail segment's revenue in 2019? Answer in millions.",
+        answer="41.2",
+        answer_format="Float",
+        document=DocumentRef(path=path, doc_id=path.name),
+        evidence_pages=(1,),
+    )
+
+
+def test_the_rule_between_merged_columns_goes_and_the_others_stay(tmp_path: Path) -> None:
+    sample = _ruled_table(tmp_path / "ruled.pdf")
+    output = run("column_merge_ambiguity", sample)
+    rows = output.record.edits.tokens
+    assert any("41.2" in row.new and "17.9" in row.new for row in rows)
+    with pymupdf.open(stream=output.pdf, filetype="pdf") as document:
+        page = document[0]
+        verticals = [d["rect"] for d in page.get_drawings() if d["rect"].width < 1]
+        horizontals = [d["rect"] for d in page.get_drawings() if d["rect"].height < 1]
+    assert [round(r.x0) for r in verticals] == [188]  # the labels' rule stays; 288 is gone
+    assert len(horizontals) == 2  # the frame's top and bottom rules cross the gap, and stay
+
+
+def test_a_rule_drawn_in_a_picture_refuses_the_merge(tmp_path: Path) -> None:
+    sample = _ruled_table(tmp_path / "scanned_rules.pdf", picture=True)
+    with pytest.raises(NotApplicable, match="rule printed in a picture"):
+        run_transform(
+            get_registry().get("column_merge_ambiguity")(), sample, SampleInputs(sample), 0
+        )
 
 
 def test_a_merge_needs_the_answer_in_a_table_column(tmp_path: Path) -> None:

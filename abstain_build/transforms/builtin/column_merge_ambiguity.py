@@ -10,7 +10,9 @@ from ...routing.features import Features
 from ...routing.scoring import NEEDS_TABLE
 from ...textregions.tables import Table, TableCell
 from ..base import TransformContext
+from ..functional.column_rules import removable_rules, remove_rules
 from ..functional.numbers import find_numbers
+from ..functional.pdf_edit import normalise_rotation
 from ..functional.text_edits import TextEdit
 from ..numeric_pages import NumericPageTransform, rounded
 from ..params import Param
@@ -112,6 +114,11 @@ class ColumnMergeAmbiguity(NumericPageTransform):
             return 0.0
         table, start = picked
         span = list(range(start, start + self.config["columns"]))
+        rules = removable_rules(page, table, span, words.source == "text_layer")
+        if isinstance(rules, str):
+            plan.notes.append(f"page {number}: {rules}")
+            return 0.0
+        plan.extra.setdefault("rules", {})[number] = [tuple(r) for r in rules]
         separator = self.config["separator"]
         band = (
             min(table.columns[j][0] for j in span),
@@ -176,3 +183,11 @@ class ColumnMergeAmbiguity(NumericPageTransform):
             f" ({' + '.join(h or '?' for h in headers)}) in {len(plan.edits.tokens)} rows"
         )
         return len(span) / max(len(table.numeric_columns()), len(span))
+
+    def apply(self, document: pymupdf.Document, plan: Plan) -> None:
+        """The rules between the merged columns go first, then the values are rewritten."""
+        for number, strips in sorted(plan.extra.get("rules", {}).items()):
+            page = document[number - 1]
+            normalise_rotation(page)
+            remove_rules(page, strips)
+        super().apply(document, plan)

@@ -304,11 +304,18 @@ def _statement_pdf(path: Path, lines: list[str]) -> Sample:
     for index, line in enumerate(lines):
         page.insert_text((72, 100 + 24 * index), line, fontsize=11)
     document.save(path)
+    return _page_one_sample(
+        path, "What was Northwind's revenue in 2019? Answer in millions of dollars.", "41.2"
+    )
+
+
+def _page_one_sample(path: Path, question: str, answer: str) -> Sample:
+    """A sample asking ``question`` of the one-page PDF at ``path``."""
     return Sample(
         id=path.stem,
         source=INFO,
-        question="What was Northwind's revenue in 2019? Answer in millions of dollars.",
-        answer="41.2",
+        question=question,
+        answer=answer,
         answer_format="Float",
         document=DocumentRef(path=path, doc_id=path.name),
         evidence_pages=(1,),
@@ -449,14 +456,8 @@ def _ruled_table(path: Path, picture: bool = False) -> Sample:
     page.draw_line((72, top), (412, top), width=0.6)
     page.draw_line((72, bottom), (412, bottom), width=0.6)
     document.save(path)
-    return Sample(
-        id=path.stem,
-        source=INFO,
-        question="What was the Retail segment's revenue in 2019? Answer in millions.",
-        answer="41.2",
-        answer_format="Float",
-        document=DocumentRef(path=path, doc_id=path.name),
-        evidence_pages=(1,),
+    return _page_one_sample(
+        path, "What was the Retail segment's revenue in 2019? Answer in millions.", "41.2"
     )
 
 

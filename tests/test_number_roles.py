@@ -73,6 +73,7 @@ def test_furniture_is_told_apart_from_values(tmp_path: Path) -> None:
             (330, 'See "Note 9 - Income Taxes" for 412 more.'),
             (360, "Unit 2 and Question 3 of Week 4 cost 96 hours (Jiang et al., 2021b)."),
             (390, "Quarter 6 covers Units 7 & 11, the 8th of 12 steps; #5 costs 63%."),
+            (420, "15. What steps are companies taking against 27 kinds of bias?"),
             (800, "17"),
             (700, "18"),
             (500, "The last paragraph of a page with a wide bottom margin."),
@@ -92,6 +93,7 @@ def test_furniture_is_told_apart_from_values(tmp_path: Path) -> None:
     assert "9" not in roles  # a quoted reference ("Note 9") is no number of the evidence
     assert not {"2", "3", "4", "6", "7", "11"} & set(roles) and roles["96"] == VALUE
     assert roles["8"] == MARKER and roles["5"] == MARKER  # ranks: "8th", "#5"
+    assert roles["15"] == MARKER and roles["27"] == VALUE  # a numbered list's item
     assert roles["12"] == VALUE and roles["63%"] == VALUE
     assert all(role == CITATION for text, role in roles.items() if text.startswith("2021"))
     assert roles["17"] == PAGE_NUMBER

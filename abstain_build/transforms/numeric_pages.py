@@ -12,14 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pymupdf
 
-from ..evidence.forms import GoldItem
+from ..evidence.forms import GoldItem, gold_items
 from ..model import Plan, Region, TokenEdit
 from ..qc.leak import numeric_gold, prints_answer
 from ..textregions.pages import PageWords
 from ..textregions.tables import Table, find_tables
 from ..textregions.words import Word
 from .base import EvidencePageTransform, NotApplicable, TransformContext
-from .functional.number_roles import VALUE
+from .functional.number_roles import STRUCTURE, VALUE
 from .functional.numbers import find_numbers
 from .functional.page_numbers import PageNumber, page_numbers, words_near_numbers
 from .functional.pdf_edit import normalise_rotation
@@ -104,13 +104,15 @@ class NumericPageTransform(EvidencePageTransform):
         if self.unread(words, number, plan):
             return None
         found = ctx.inputs.derived(("page_numbers", number), lambda: page_numbers(page, words))
-        # Dates, page numbers, markers, citation years, section numbers and names stay,
-        # unless the evidence map reads the answer there.
+        # Dates, citation years and names stay, unless the evidence map reads the answer
+        # there; page numbers, markers and section numbers always stay: "1., 2., 2." or a
+        # page 7 numbered 9 is damage whatever the question asks.
         stating = [m.span for m in ctx.evidence().evidence(number)]
         numbers = [
             n
             for n in found
-            if (n.role == VALUE or overlaps_any(n.rect, stating)) and self.editable(n, ctx)
+            if (n.role == VALUE or (n.role not in STRUCTURE and overlaps_any(n.rect, stating)))
+            and self.editable(n, ctx)
         ]
         if not numbers:
             plan.notes.append(f"page {number}: {self.no_numbers_note} ({words.source})")
@@ -149,7 +151,12 @@ class NumericPageTransform(EvidencePageTransform):
     def answer_words(
         self, words: list[Word], numbers: list[PageNumber], page: int, ctx: TransformContext
     ) -> list[Word]:
-        """Words of the page that print a text answer (a name, a phrase), not numbers."""
+        """Words of the page that print a text answer (a name, a phrase), not numbers: an
+        answer of numbers only has none (its printings are numbers, left alone where they
+        number the document: a list's "3." is no count to erase)."""
+        items = gold_items(ctx.sample.answer, ctx.sample.answer_format)
+        if items and all(item.kind in ("number", "year") for item in items):
+            return []
         numeric = [n.rect for n in numbers]
         boxes = [box for mention in ctx.evidence().evidence(page) for box in mention.boxes]
         return [

@@ -28,6 +28,8 @@ CITATION = "citation_year"
 SECTION = "section_number"
 NAME = "name"
 ROLES = (VALUE, DATE_PART, PAGE_NUMBER, MARKER, CITATION, SECTION, NAME)
+#: Roles that number the document itself: never edited, even where they print the answer.
+STRUCTURE = frozenset({PAGE_NUMBER, MARKER, SECTION})
 
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -167,6 +169,8 @@ def number_role(
     if small is not None:
         if _ORDINAL_SUFFIX.match(after) or before.endswith("#"):
             return MARKER  # "the 3rd quarter", "#5:" rank or number something
+        if not before.strip() and re.match(r"^[.)]\s", after):
+            return MARKER  # "3. What steps...": an item of a numbered list
         if token.parenthesised and before[-1:].isalnum():
             return MARKER  # "depreciation(2)"
         if before.endswith("[") and after.startswith("]"):

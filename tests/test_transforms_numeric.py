@@ -495,15 +495,7 @@ def test_a_merge_needs_the_answer_in_a_table_column(tmp_path: Path) -> None:
     page.insert_text((72, 200), "Northwind revenue was $88.8 million, up from the year before.")
     path = tmp_path / "table.pdf"
     document.save(path)
-    sample = Sample(
-        id="table",
-        source=INFO,
-        question="What was Northwind's revenue? Answer in millions.",
-        answer="88.8",
-        answer_format="Float",
-        document=DocumentRef(path=path, doc_id=path.name),
-        evidence_pages=(1,),
-    )
+    sample = _page_one_sample(path, "What was Northwind's revenue? Answer in millions.", "88.8")
     with pytest.raises(NotApplicable, match="not printed in a table column"):
         run_transform(
             get_registry().get("column_merge_ambiguity")(), sample, SampleInputs(sample), 0

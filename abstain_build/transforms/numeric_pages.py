@@ -45,21 +45,29 @@ class NumericPageTransform(EvidencePageTransform):
             lambda: numeric_gold(ctx.sample.answer, ctx.sample.answer_format),
         )
 
+    def gold_spans(
+        self, number: int, ctx: TransformContext, best: bool = False
+    ) -> list[tuple[float, ...]]:
+        """Where the evidence map reads the gold on page ``number`` (with ``best``, only
+        where it reads it best: ``EvidenceMap.best_statements``)."""
+        evidence = ctx.evidence()
+        found = evidence.best_statements([number]) if best else evidence.statements([number])
+        return [m.span for m in found]
+
     def states_gold(
         self,
         box: tuple[float, ...],
         texts: str,
         number: int,
         ctx: TransformContext,
-        best: bool = False,
+        spans: list[tuple[float, ...]] | None = None,
     ) -> bool:
         """Does ``texts``, printed at ``box`` on page ``number``, state the gold number where
-        the evidence map reads it (a stray "6" on a page asked "how many" does not)? With
-        ``best``, only where it reads the answer best (``EvidenceMap.best_statements``)."""
+        the evidence map reads it (``spans``, by default :meth:`gold_spans`)? A stray "6"
+        on a page asked "how many" does not."""
         gold = self.gold_numbers(ctx)
-        evidence = ctx.evidence()
-        found = evidence.best_statements([number]) if best else evidence.statements([number])
-        if not gold or not overlaps_any(box, [m.span for m in found]):
+        spans = self.gold_spans(number, ctx) if spans is None else spans
+        if not gold or not overlaps_any(box, spans):
             return False
         return any(prints_answer(gold, token) for token in find_numbers(texts))
 
@@ -67,11 +75,12 @@ class NumericPageTransform(EvidencePageTransform):
         """(row, column) of the body cells of ``table`` printing the answer where the
         evidence map reads it best: "57%" in another table does not print 56.8 when
         "56.82" beside "Self-Ask" does."""
+        spans = self.gold_spans(number, ctx, best=True)
         return [
             (row, col)
             for row in range(table.header_rows, table.n_rows)
             for col, cell in enumerate(table.cells[row])
-            if cell is not None and self.states_gold(cell.bbox, cell.text, number, ctx, best=True)
+            if cell is not None and self.states_gold(cell.bbox, cell.text, number, ctx, spans)
         ]
 
     def unread(self, page_words: PageWords, number: int, plan: Plan) -> bool:

@@ -341,6 +341,69 @@ def test_a_gold_printed_once_becomes_an_answer_changed_item(tmp_path: Path) -> N
     assert "Northwind revenue in 2019" in after  # the printing's label stays
 
 
+def _pages_pdf(path: Path, pages: list[list[str]], question: str, answer: str) -> Sample:
+    """A sample whose evidence page is the first of ``pages`` (lines of text each)."""
+    document = pymupdf.open()
+    for lines in pages:
+        page = document.new_page()
+        for index, line in enumerate(lines):
+            page.insert_text((72, 100 + 24 * index), line, fontsize=11)
+    document.save(path)
+    return _page_one_sample(path, question, answer)
+
+
+WORKING_CAPITAL = "What is the working capital in FY2015? Answer in thousands."
+
+
+@pytest.mark.parametrize(("liabilities", "changed"), [("3,529,624", False), ("3,529,000", True)])
+def test_an_answer_changed_item_is_refused_where_another_page_computes_the_original(
+    tmp_path: Path, liabilities: str, changed: bool
+) -> None:
+    # A 10-K prints working capital in its selected data, and its balance sheet prints the
+    # two totals it is the difference of: a new working capital is contradicted there.
+    sample = _pages_pdf(
+        tmp_path / "capital.pdf",
+        [
+            ["Selected consolidated financial data (in thousands)", "Working capital  1,902,216"],
+            [
+                "Consolidated balance sheets (in thousands)",
+                "Total current assets  5,431,840",
+                f"Total current liabilities  {liabilities}",
+            ],
+        ],
+        WORKING_CAPITAL,
+        "1902216",
+    )
+    if changed:
+        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, "1902216")
+        return
+    with pytest.raises(NotApplicable, match="page 2: 5,431,840 - 3,529,624 = 1902216"):
+        run("corrupt_numeric_tokens", sample)
+
+
+@pytest.mark.parametrize(("aside", "changed"), [("population 150", False), ("founded 1884", True)])
+def test_an_answer_changed_item_is_refused_where_another_page_mentions_the_original(
+    tmp_path: Path, aside: str, changed: bool
+) -> None:
+    # One of the question's words beside the old value on a page the edit left alone
+    # is enough for a reader who followed the question there.
+    sample = _pages_pdf(
+        tmp_path / "town.pdf",
+        [
+            ["Census of the village", "Population in 2000:  150", "Population in 2010:  217"],
+            [f"The village of Hordville ({aside}) lies north of the river."],
+        ],
+        "For the city where the first farmers' elevator was located, what's the population"
+        " there in 2000?",
+        "150",
+    )
+    if changed:
+        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, "150")
+        return
+    with pytest.raises(NotApplicable, match="page 2: '150' beside 'population'"):
+        run("corrupt_numeric_tokens", sample)
+
+
 def test_a_gold_printed_twice_is_made_to_disagree_with_itself(tmp_path: Path) -> None:
     sample = _statement_pdf(
         tmp_path / "twice.pdf",

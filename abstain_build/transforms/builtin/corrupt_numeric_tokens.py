@@ -22,6 +22,7 @@ from decimal import Decimal
 import pymupdf
 
 from ...evidence.forms import gold_items
+from ...evidence.recovery import recoveries
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...qc.leak import would_print
 from ...routing.scoring import NEEDS_NUMBERS
@@ -238,7 +239,8 @@ class CorruptNumericTokens(NumericPageTransform):
 
     def plan(self, ctx: TransformContext) -> Plan:
         plan = super().plan(ctx)
-        settle_answer(plan, len(self.gold_numbers(ctx)))
+        if settle_answer(plan, len(self.gold_numbers(ctx))) != CONTRADICTED:
+            refuse_recoverable(plan, ctx)
         return plan
 
 
@@ -252,23 +254,30 @@ class Printing:
     erased: bool = False
 
 
-def settle_answer(plan: Plan, gold_count: int) -> None:
-    """Decide what the corrupted item is (see the module docstring): note a counterpart,
-    set ``plan.new_answer`` for an answer-changed item, or raise NotApplicable."""
+#: What a corrupted item became (:func:`settle_answer`).
+CONTRADICTED = "contradicted"
+ERASED = "erased"
+CHANGED = "changed"
+
+
+def settle_answer(plan: Plan, gold_count: int) -> str:
+    """Decide what the corrupted item is (see the module docstring): note a counterpart
+    (its printings disagree, or the answer is erased), set ``plan.new_answer`` for an
+    answer-changed item, or raise NotApplicable. Returns which of the three it is."""
     printings: list[Printing] = plan.extra.get("gold_prints", [])
     if any(r.role == "answer" and r.kind == "erase" for r in plan.edits.regions):
         plan.notes.append("the answer's words are erased where they were printed: unanswerable")
-        return
+        return ERASED
     stated = sorted({p.answer for p in printings if p.answer is not None})
     if len(stated) >= 2:
         plan.notes.append(
             f"the answer was printed {len(printings)} times; the printings now disagree"
             f" ({', '.join(stated)}): unanswerable"
         )
-        return
+        return CONTRADICTED
     if printings and all(p.erased for p in printings):
         plan.notes.append("the answer is erased where it was printed: unanswerable")
-        return
+        return ERASED
     if not printings:
         raise NotApplicable(
             "the answer is printed nowhere on the edited pages: corrupting the values it is"
@@ -280,5 +289,20 @@ def settle_answer(plan: Plan, gold_count: int) -> None:
             f"the answer now reads {plan.new_answer} wherever it was printed: an"
             " answer-changed item, answerable with the new value"
         )
-        return
+        return CHANGED
     raise NotApplicable("the answer's new value cannot be restated exactly in its own form")
+
+
+def refuse_recoverable(plan: Plan, ctx: TransformContext) -> None:
+    """Not applicable when the edited item still gives the original answer: a mention
+    the edit did not reach, or two values it is computed from (:mod:`...evidence.recovery`).
+    An erased answer is then not gone, and a new one is contradicted."""
+    edited: dict[int, list[tuple[float, float, float, float]]] = {}
+    for edit in plan.edits.tokens:
+        if edit.page is not None and edit.bbox is not None:
+            edited.setdefault(edit.page, []).append(edit.bbox)
+    found = recoveries(ctx.evidence(), edited)
+    if found:
+        what = "its new value is contradicted" if plan.new_answer else "it is not gone"
+        shown = "; ".join(r.describe() for r in found[:3])
+        raise NotApplicable(f"the original answer can still be read off the item, {what}: {shown}")

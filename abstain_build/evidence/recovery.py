@@ -1,0 +1,122 @@
+"""Whether an edited document still gives a reader the original answer.
+
+A corruption that rewrites the printing of the answer to one new value makes an
+answer-changed item (SPEC 7): answerable with the new value, *if* nothing the item ships
+still gives the old one. Two things do, and the evidence map's statements see neither:
+
+* a mention of the gold beside one of the question's words on a page the edit left alone:
+  "Hordville (population 150)" in the text of a report whose table printed the 2000
+  population, for "what's the population there in 2000?". The map needs two such words
+  off the listed pages to call a mention a statement; a reader who followed the question
+  to Hordville needs one;
+* two values printed on one page whose sum or difference is the gold: a 10-K's working
+  capital, rewritten in the selected financial data, is still total current assets minus
+  total current liabilities on the balance sheet. Only golds of
+  :data:`MIN_COMPUTED_DIGITS` significant digits or more are checked: a pair of small
+  numbers adds up to anything by chance.
+
+The same holds for a counterpart that *erased* the answer: erased where it was printed,
+it is still recovered from either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from ..textregions.words import Box
+from ..transforms.functional.numbers import find_numbers
+from .anchors import stem
+from .forms import GoldItem, token_value, unit_shifts
+from .map import EvidenceMap
+from .reading import TEXT_LAYER, PageReadings
+
+#: Significant digits a gold needs before a sum or difference of two printed values
+#: that equals it is taken for its computation rather than chance.
+MIN_COMPUTED_DIGITS = 4
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """One way the edited item still gives the original answer."""
+
+    page: int
+    how: str  # "mention" or "computed"
+    detail: str
+
+    def describe(self) -> str:
+        return f"page {self.page}: {self.detail}"
+
+
+def _inside(box: Box, regions: Sequence[Box], slack: float = 2.0) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(
+        r[0] - slack <= cx <= r[2] + slack and r[1] - slack <= cy <= r[3] + slack for r in regions
+    )
+
+
+def left_mentions(emap: EvidenceMap, edited: Mapping[int, Sequence[Box]]) -> list[Recovery]:
+    """Mentions of the gold, with at least one of the question's words near, that the edit
+    did not reach."""
+    out: list[Recovery] = []
+    for mention in emap.mentions:
+        if not mention.anchored(1) or _inside(mention.span, edited.get(mention.page, ())):
+            continue
+        terms = {stem(term): term for term in emap.anchors.terms}
+        words = ", ".join(terms.get(a, a) for a in mention.anchors)
+        out.append(Recovery(mention.page, "mention", f"{mention.printed!r} beside {words!r}"))
+    return out
+
+
+def _values(page: PageReadings, skip: Sequence[Box]) -> list[tuple[Decimal, str, Box]]:
+    """(magnitude, printed text, box) of each quantity the page prints, read
+    from its text layer when it has one, else from every channel."""
+    readings = [r for r in page.readings if r.channel == TEXT_LAYER] or page.readings
+    out = []
+    for reading in readings:
+        for word in reading.words:
+            if _inside(word.bbox, skip):
+                continue
+            for token in find_numbers(word.text):
+                value = token_value(token) if token.is_quantity else None
+                if value is not None and value[0] != 0:
+                    out.append((value[0], token.text, word.bbox))
+    return out
+
+
+def computed_pair(
+    page: PageReadings, item: GoldItem, skip: Sequence[Box] = ()
+) -> tuple[str, str, str] | None:
+    """Two values printed on ``page`` whose sum or difference is ``item`` exactly, in the
+    gold's own unit or a table's thousands or millions: (first, sign, second), else None.
+    Exactly: a gold of four significant digits or more is met by chance almost never."""
+    if item.kind != "number" or item.number is None or item.quantum is None:
+        return None
+    if item.digits < MIN_COMPUTED_DIGITS:
+        return None
+    values = _values(page, skip)
+    by_value: dict[Decimal, list[tuple[str, Box]]] = {}
+    for value, text, box in values:
+        by_value.setdefault(value, []).append((text, box))
+    for shift in unit_shifts(item, False):
+        target = item.number * shift
+        for value, text, box in values:
+            for other, sign in ((value - target, "-"), (target - value, "+")):
+                for other_text, other_box in by_value.get(other, []):
+                    if other_box != box:
+                        return text, sign, other_text
+    return None
+
+
+def recoveries(emap: EvidenceMap, edited: Mapping[int, Sequence[Box]]) -> list[Recovery]:
+    """Every way the item, edited at ``edited`` (boxes by page), still gives the gold."""
+    found = left_mentions(emap, edited)
+    for item in emap.items:
+        for number, page in sorted(emap.readings.items()):
+            pair = computed_pair(page, item, edited.get(number, ()))
+            if pair is not None:
+                first, sign, second = pair
+                detail = f"{first} {sign} {second} = {item.text}"
+                found.append(Recovery(number, "computed", detail))
+    return found

@@ -12,8 +12,10 @@ still gives the old one. Two things do, and the evidence map's statements see ne
 * two values printed on one page whose sum or difference is the gold: a 10-K's working
   capital, rewritten in the selected financial data, is still total current assets minus
   total current liabilities on the balance sheet. Only golds of
-  :data:`MIN_COMPUTED_DIGITS` significant digits or more are checked: a pair of small
-  numbers adds up to anything by chance.
+  :data:`MIN_COMPUTED_DIGITS` significant digits or more are checked, from values of
+  :data:`MIN_OPERAND_DIGITS` or more: small numbers add up to anything by chance.
+
+A rounding coarser than the gold ("3" billion for 2,975 million) gives back neither.
 
 The same holds for a counterpart that *erased* the answer: erased where it was printed,
 it is still recovered from either.
@@ -28,13 +30,15 @@ from decimal import Decimal
 from ..textregions.words import Box
 from ..transforms.functional.numbers import find_numbers
 from .anchors import stem
-from .forms import GoldItem, token_value, unit_shifts
+from .forms import GoldItem, significant, token_value, unit_shifts
 from .map import EvidenceMap
 from .reading import TEXT_LAYER, PageReadings
 
 #: Significant digits a gold needs before a sum or difference of two printed values
 #: that equals it is taken for its computation rather than chance.
 MIN_COMPUTED_DIGITS = 4
+#: ... and each of the two values this many: 1861 + 1 is a year and a footnote.
+MIN_OPERAND_DIGITS = 2
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,9 @@ def left_mentions(emap: EvidenceMap, edited: Mapping[int, Sequence[Box]]) -> lis
     did not reach."""
     out: list[Recovery] = []
     for mention in emap.mentions:
-        if not mention.anchored(1) or _inside(mention.span, edited.get(mention.page, ())):
+        if mention.form == "coarser" or not mention.anchored(1):
+            continue  # "3" (billion) does not give back 2,975 (million)
+        if _inside(mention.span, edited.get(mention.page, ())):
             continue
         terms = {stem(term): term for term in emap.anchors.terms}
         words = ", ".join(terms.get(a, a) for a in mention.anchors)
@@ -80,7 +86,7 @@ def _values(page: PageReadings, skip: Sequence[Box]) -> list[tuple[Decimal, str,
                 continue
             for token in find_numbers(word.text):
                 value = token_value(token) if token.is_quantity else None
-                if value is not None and value[0] != 0:
+                if value is not None and significant(*value) >= MIN_OPERAND_DIGITS:
                     out.append((value[0], token.text, word.bbox))
     return out
 

@@ -19,11 +19,16 @@ from abstain_build.transforms import get_registry
 PAPER = "2023.acl-long.386-5e47db7d"
 
 
-def paper_sample(shared_data: Path) -> Sample:
+#: A county survey, page 17: Table 3 (population by city, 1890-2000), "Source:" right
+#: under it, and one vector path drawing both the page's header rule and its footer rule.
+SURVEY = "698bba535087fa9a7f9009e172a7f763-0fe15829"
+
+
+def paper_sample(shared_data: Path, sample_id: str = PAPER) -> Sample:
     for item in open_source(str(shared_data / "mmlongbench-doc"), None):
-        if isinstance(item, Sample) and item.id == PAPER:
+        if isinstance(item, Sample) and item.id == sample_id:
             return item
-    pytest.skip(f"{PAPER} is not in the shared copy")
+    pytest.skip(f"{sample_id} is not in the shared copy")
 
 
 def words_left_of(pdf: bytes, x: float) -> list[tuple[str, float, float]]:
@@ -65,3 +70,38 @@ def test_a_false_row_goes_into_the_table_naming_the_answer_and_moves_only_its_co
     # stays on purpose is in the edited table, and nothing else states it.
     gate = reread(transform, sample, inputs, output, "document")
     assert gate is not None and gate.passed, gate.detail
+
+
+def horizontal_rules(pdf: bytes, page: int, below: float) -> list[pymupdf.Rect]:
+    """Horizontal lines drawn on ``page`` (1-based) under ``below``, one box per line."""
+    with pymupdf.open(stream=pdf, filetype="pdf") as document:
+        return [
+            pymupdf.Rect(item[1], item[2])
+            for drawing in document[page - 1].get_drawings()
+            for item in drawing["items"]
+            if item[0] == "l" and abs(item[1].y - item[2].y) < 1 and item[1].y > below
+        ]
+
+
+def test_a_false_row_moves_the_footer_rule_whole_when_one_path_draws_it_and_the_header(
+    shared_data: Path,
+) -> None:
+    sample = paper_sample(shared_data, SURVEY)
+    inputs = SampleInputs(sample)
+    output = run_transform(
+        get_registry().get("counterfactual_distractor_rows")(), sample, inputs, run_seed=7
+    )
+    (row,) = output.record.edits.tokens
+    assert row.page == 17 and row.new.split(" | ")[0] == "2000"
+    (before,) = horizontal_rules(inputs.document_bytes(), 17, 600)
+    moved = max(horizontal_rules(output.pdf, 17, 600), key=lambda r: r.y0)
+    # The rule moved down with "Source:", whole: inked from end to end, and nothing of it
+    # is left where it was.
+    assert moved.y0 > before.y0 + 5 and round(moved.width) == round(before.width)
+    with pymupdf.open(stream=output.pdf, filetype="pdf") as document:
+        for y, inked in ((moved.y0, True), (before.y0, False)):
+            band = pymupdf.Rect(before.x0 + 1, y - 0.5, before.x1 - 1, y + 0.5)
+            pixmap = document[16].get_pixmap(dpi=144, clip=band, colorspace=pymupdf.csGRAY)
+            pixels = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, -1)
+            columns = (pixels.min(axis=0) < 160).mean()
+            assert (columns > 0.98) if inked else (columns < 0.5), (y, columns)

@@ -214,12 +214,30 @@ def insert_row_pixels(page: pymupdf.Page, insert: RowInsert, dpi: float = 200) -
     return {"band_px": list(band), "written": drawn}
 
 
+def drawn_pieces(drawing: dict) -> list[Box]:
+    """Boxes of each line, curve and rectangle of a vector path: one path may draw a page's
+    header rule and its footer rule, and its own box then spans the whole page."""
+    boxes: list[Box] = []
+    for item in drawing.get("items") or []:
+        points: list[pymupdf.Point] = []
+        for value in item[1:]:
+            if isinstance(value, pymupdf.Point):
+                points.append(value)
+            elif isinstance(value, (pymupdf.Rect, pymupdf.Quad)):
+                points += [pymupdf.Rect(value).tl, pymupdf.Rect(value).br]
+        if points:
+            xs, ys = [p.x for p in points], [p.y for p in points]
+            boxes.append((min(xs), min(ys), max(xs), max(ys)))
+    return boxes or ([tuple(drawing["rect"])] if drawing.get("rect") is not None else [])
+
+
 def page_obstacles(page: pymupdf.Page, words: Sequence[Sequence[float]]) -> list[Box]:
-    """Boxes of everything printed on the page: words, vector drawings, images (a scan's
-    full-page image excluded: on such a page the OCR words are what is printed)."""
+    """Boxes of everything printed on the page: words, each piece of its vector drawings,
+    images (a scan's full-page image excluded: on such a page the OCR words are what is
+    printed)."""
     tall = 0.9 * page.rect.height
     boxes = [tuple(box[:4]) for box in words]
-    boxes += [tuple(d["rect"]) for d in page.get_drawings() if d.get("rect") is not None]
+    boxes += [box for drawing in page.get_drawings() for box in drawn_pieces(drawing)]
     boxes += [tuple(info["bbox"]) for info in page.get_image_info()]
     return [b for b in boxes if b[3] - b[1] < tall]
 

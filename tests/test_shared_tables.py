@@ -12,7 +12,7 @@ from abstain_build.loaders import open_source
 from abstain_build.media.inputs import SampleInputs
 from abstain_build.model import Sample
 from abstain_build.pipeline.apply import reread, run_transform
-from abstain_build.transforms import get_registry
+from abstain_build.transforms import NotApplicable, get_registry
 
 #: ProgramFC, page 8: Table 2 (error types, "57%") in the left column, Table 3 (closed-book
 #: F1, "- Self-Ask ... 56.82", the gold 56.8) in the right one, both at the same height.
@@ -105,3 +105,14 @@ def test_a_false_row_moves_the_footer_rule_whole_when_one_path_draws_it_and_the_
             pixels = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, -1)
             columns = (pixels.min(axis=0) < 160).mean()
             assert (columns > 0.98) if inked else (columns < 0.5), (y, columns)
+
+
+def test_a_merge_is_refused_where_the_column_rule_is_one_path_with_the_tables_other_rules(
+    shared_data: Path,
+) -> None:
+    # Table 3's rules are one filled path: the rule between Hordville and Marquette cannot
+    # go alone, and merged values printed across it would be cut in two.
+    sample = paper_sample(shared_data, SURVEY)
+    transform = get_registry().get("column_merge_ambiguity")()
+    with pytest.raises(NotApplicable, match=r"page 17: the rule between the columns .* one path"):
+        run_transform(transform, sample, SampleInputs(sample), run_seed=7)

@@ -17,6 +17,7 @@ import pymupdf
 
 from ...textregions.tables import Table
 from .erase import over_pictures
+from .row_insert import drawn_pieces
 
 #: A pixel column this dark (0-255 grey) ...
 DARK = 128
@@ -50,16 +51,29 @@ def is_ruled(page: pymupdf.Page, strip: pymupdf.Rect, dpi: float = 144) -> bool:
     return float((grey < DARK).mean(axis=0).max()) >= RULE_SHARE
 
 
+def _crosses(rect: pymupdf.Rect, strip: pymupdf.Rect) -> bool:
+    inside = strip.x0 - 0.5 <= rect.x0 and rect.x1 <= strip.x1 + 0.5
+    return inside and rect.width <= RULE_WIDTH and rect.y0 < strip.y1 and rect.y1 > strip.y0
+
+
 def vector_rules(page: pymupdf.Page, strip: pymupdf.Rect) -> list[pymupdf.Rect]:
     """The thin vector paths within ``strip``'s width that cross its height: the rule's
     pieces (a frame's rule may run past the outermost rows)."""
-    pieces = []
-    for drawing in page.get_drawings():
-        rect = pymupdf.Rect(drawing["rect"])
-        inside = strip.x0 - 0.5 <= rect.x0 and rect.x1 <= strip.x1 + 0.5
-        if inside and rect.width <= RULE_WIDTH and rect.y0 < strip.y1 and rect.y1 > strip.y0:
-            pieces.append(rect)
-    return pieces
+    return [
+        pymupdf.Rect(d["rect"])
+        for d in page.get_drawings()
+        if _crosses(pymupdf.Rect(d["rect"]), strip)
+    ]
+
+
+def shared_rules(page: pymupdf.Page, strip: pymupdf.Rect) -> bool:
+    """Is the rule down ``strip`` one line of a path that draws more (every rule of the
+    table as one path)? Such a path goes whole or not at all."""
+    return any(
+        _crosses(pymupdf.Rect(piece), strip)
+        for drawing in page.get_drawings()
+        for piece in drawn_pieces(drawing)
+    )
 
 
 def removable_rules(
@@ -72,6 +86,11 @@ def removable_rules(
         if not is_ruled(page, strip):
             continue
         pieces = vector_rules(page, strip) if text_layer else []
+        if not pieces and text_layer and shared_rules(page, strip):
+            return (
+                "the rule between the columns to merge is drawn in one path with the"
+                " table's other rules: it cannot be taken out alone"
+            )
         if not pieces or over_pictures(page, [strip])[0]:
             return "a rule printed in a picture separates the columns to merge"
         area = pymupdf.Rect(pieces[0])

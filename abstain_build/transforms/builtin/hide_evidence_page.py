@@ -1,4 +1,5 @@
-"""Evidence removal at page level: hide half the evidence pages, crop the others at the midpoint."""
+"""Evidence removal at page level: hide half the evidence pages, crop the others at the
+midpoint (in the blank band nearest it, so no line is cut through)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
 from ..functional.evidence_edits import seal_related_page
 from ..functional.page_content import normalised_page, sample_page_content
-from ..functional.pdf_edit import BLACK, blank_page, crop_to_half, page_halves, redact_rects
+from ..functional.pdf_edit import (
+    BLACK,
+    blank_page,
+    crop_to_half,
+    cut_line,
+    page_halves,
+    redact_rects,
+)
 from ..params import Param
 from ..registry import register_transform
 
@@ -27,7 +35,9 @@ class HideEvidencePage(DocumentTransform):
     changes_geometry = True
     description = (
         "Blank 50% of the question's evidence pages (at least one; text layer removed too) and"
-        " crop each remaining evidence page at its vertical midpoint, dropping the half where"
+        " crop each remaining evidence page at its vertical midpoint (moved to the nearest"
+        " blank band within 15% of the page's height, so no line of text or chart is cut"
+        " through; a page with no such band is blanked), dropping the half where"
         " the evidence map finds the answer stated (for an answer printed nowhere, the rows"
         " it is computed from; for an answer stated nowhere, the half printing more of the"
         " question's words, else the half holding more of the page's content). Every other"
@@ -59,9 +69,13 @@ class HideEvidencePage(DocumentTransform):
         document = ctx.inputs.document()
         halves: dict[int, dict[str, pymupdf.Rect]] = {}
         stated: dict[int, set[str]] = {}
+        uncut: list[int] = []
         for number in pages:
             with normalised_page(document, number) as page:
-                halves[number] = page_halves(page)
+                cut = cut_line(page)
+                halves[number] = page_halves(page, cut)
+            if cut is None:
+                uncut.append(number)
             middle = halves[number]["top"].y1
             stated[number] = {
                 "top" if (box[1] + box[3]) / 2 < middle else "bottom"
@@ -70,8 +84,9 @@ class HideEvidencePage(DocumentTransform):
                 for box in mention.boxes
             }
         n_hide = min(len(pages), max(1, math.ceil(len(pages) * self.config["hide_fraction"])))
-        # A page stating the answer in both halves cannot be cropped clean: hide it first.
-        must = [p for p in pages if len(stated[p]) == 2]
+        # A page stating the answer in both halves cannot be cropped clean, nor one whose
+        # middle is printed on all across (a chart, a table): hide them first.
+        must = [p for p in pages if len(stated[p]) == 2 or p in uncut]
         rest = [p for p in pages if p not in must]
         extra = max(0, n_hide - len(must))
         drawn = ctx.rng.choice(rest, size=min(extra, len(rest)), replace=False) if rest else []
@@ -106,7 +121,12 @@ class HideEvidencePage(DocumentTransform):
                     detector="geometry",
                 )
             )
-            plan.notes.append(f"page {number}: kept the {kept} half ({reason})")
+            cut = halves[number]["top"].y1
+            height = halves[number]["bottom"].y1 - halves[number]["top"].y0
+            plan.notes.append(
+                f"page {number}: kept the {kept} half, cut at {cut / height:.0%} of the page"
+                f" ({reason})"
+            )
         what = f"evidence pages {listed}"
         if pages != listed:
             others = [p for p in pages if p not in listed]
@@ -115,7 +135,8 @@ class HideEvidencePage(DocumentTransform):
         if len(must) > n_hide:
             plan.notes.insert(
                 1,
-                f"page(s) {must} state the answer in both halves: all hidden, more than"
+                f"page(s) {must} state the answer in both halves or have no blank band near"
+                " the middle to cut along: all hidden, more than"
                 f" {self.config['hide_fraction']:.0%} of the pages",
             )
         for number in related:

@@ -34,10 +34,70 @@ def blank_page(page: pymupdf.Page) -> None:
     )
 
 
-def page_halves(page: pymupdf.Page) -> dict[str, pymupdf.Rect]:
-    """The top and bottom halves of the visible page, split at the vertical midpoint."""
+#: A cut between the halves is looked for this share of the page's height either side of
+#: the midpoint ...
+CUT_REACH = 0.15
+#: ... in a blank band at least this tall (points): a break between paragraphs or blocks;
+#: else in any blank band (between two lines); else at the midpoint itself.
+BLOCK_GAP = 6.0
+#: A pixel row is blank when no more than this share of it (at least one pixel) differs
+#: from the row's median grey by more than :data:`_INK` levels: paper or a flat fill, with
+#: a scan's specks.
+_SPECKS = 0.002
+_INK = 48
+
+
+def blank_rows(page: pymupdf.Page, dpi: int = 72) -> list[tuple[float, float]]:
+    """The page's blank horizontal bands, (top, bottom) in points."""
+    rect = page.rect
+    pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+    if pixmap.height < 2:
+        return []
+    grey = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width)
+    median = np.median(grey, axis=1, keepdims=True)
+    inked = (np.abs(grey.astype(np.int16) - median) > _INK).sum(axis=1)
+    blank = inked <= max(1, _SPECKS * pixmap.width)
+    scale = rect.height / pixmap.height
+    runs: list[tuple[float, float]] = []
+    start = None
+    for row, empty in enumerate([*blank.tolist(), False]):
+        if empty and start is None:
+            start = row
+        elif not empty and start is not None:
+            runs.append((rect.y0 + start * scale, rect.y0 + row * scale))
+            start = None
+    return runs
+
+
+def cut_line(page: pymupdf.Page) -> float | None:
+    """Where the page splits cleanly into halves: the point nearest the vertical midpoint
+    of a blank band (a paragraph break first, else a gap between lines), within
+    :data:`CUT_REACH` of it; None when every row near the middle is printed on (a chart, a
+    table or a picture across it), where any cut would go through them."""
     rect = page.rect
     middle = rect.y0 + rect.height / 2
+    reach = CUT_REACH * rect.height
+    runs = blank_rows(page)
+    for tallest in (BLOCK_GAP, 0.0):
+        # The point of each band nearest the midpoint, kept off the band's edges (its ink).
+        cuts = []
+        for y0, y1 in runs:
+            if y1 - y0 < tallest:
+                continue
+            edge = min(2.0, (y1 - y0) / 2)
+            cuts.append(min(max(middle, y0 + edge), y1 - edge))
+        cuts = [y for y in cuts if abs(y - middle) <= reach]
+        if cuts:
+            return min(cuts, key=lambda y: (abs(y - middle), y))
+    return None
+
+
+def page_halves(page: pymupdf.Page, cut: float | None = None) -> dict[str, pymupdf.Rect]:
+    """The top and bottom halves of the visible page, split at ``cut`` (by default
+    :func:`cut_line`; at the midpoint itself when there is no clean cut)."""
+    rect = page.rect
+    cut = cut_line(page) if cut is None else cut
+    middle = rect.y0 + rect.height / 2 if cut is None else cut
     return {
         "top": pymupdf.Rect(rect.x0, rect.y0, rect.x1, middle),
         "bottom": pymupdf.Rect(rect.x0, middle, rect.x1, rect.y1),

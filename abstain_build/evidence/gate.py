@@ -30,7 +30,7 @@ import pymupdf
 from ..media.images import decode_image
 from ..media.pdf import open_pdf, render_page_png
 from ..textregions import ocr
-from ..textregions.words import Box
+from ..textregions.words import Box, centre_inside
 from ..transforms.functional.page_content import PageContent, normalised_page
 from .map import EvidenceMap
 from .operands import page_operands
@@ -171,13 +171,6 @@ def read_shipped(
     return out, changed
 
 
-def _inside(box: Box, regions: Sequence[Box], slack: float = 2.0) -> bool:
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return any(
-        r[0] - slack <= cx <= r[2] + slack and r[1] - slack <= cy <= r[3] + slack for r in regions
-    )
-
-
 def find_leaks(
     emap: EvidenceMap,
     readings: Mapping[int, PageReadings],
@@ -213,7 +206,7 @@ def find_leaks(
                 mentions += page_operands(page, emap.anchors, number in listed)
         if policy == ATTRIBUTE and allowed:
             keep = allowed.get(number, ())
-            mentions = [m for m in mentions if not _inside(m.span, keep)]
+            mentions = [m for m in mentions if not centre_inside(m.span, keep)]
             mentions = [m for m in mentions if not _outranked(m, emap)]
         found.extend(mentions)
     return found

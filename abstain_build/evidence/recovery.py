@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ..textregions.words import Box
+from ..textregions.words import Box, centre_inside
 from ..transforms.functional.numbers import find_numbers
 from .anchors import stem
 from .forms import GoldItem, significant, token_value, unit_shifts
@@ -53,13 +53,6 @@ class Recovery:
         return f"page {self.page}: {self.detail}"
 
 
-def _inside(box: Box, regions: Sequence[Box], slack: float = 2.0) -> bool:
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return any(
-        r[0] - slack <= cx <= r[2] + slack and r[1] - slack <= cy <= r[3] + slack for r in regions
-    )
-
-
 def left_mentions(emap: EvidenceMap, edited: Mapping[int, Sequence[Box]]) -> list[Recovery]:
     """Mentions of the gold, with at least one of the question's words near, that the edit
     did not reach."""
@@ -67,7 +60,7 @@ def left_mentions(emap: EvidenceMap, edited: Mapping[int, Sequence[Box]]) -> lis
     for mention in emap.mentions:
         if mention.form == "coarser" or not mention.anchored(1):
             continue  # "3" (billion) does not give back 2,975 (million)
-        if _inside(mention.span, edited.get(mention.page, ())):
+        if centre_inside(mention.span, edited.get(mention.page, ())):
             continue
         terms = {stem(term): term for term in emap.anchors.terms}
         words = ", ".join(terms.get(a, a) for a in mention.anchors)
@@ -82,7 +75,7 @@ def _values(page: PageReadings, skip: Sequence[Box]) -> list[tuple[Decimal, str,
     out = []
     for reading in readings:
         for word in reading.words:
-            if _inside(word.bbox, skip):
+            if centre_inside(word.bbox, skip):
                 continue
             for token in find_numbers(word.text):
                 value = token_value(token) if token.is_quantity else None

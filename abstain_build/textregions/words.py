@@ -66,3 +66,13 @@ def share_a_line(a: Sequence[float], b: Sequence[float]) -> bool:
     overlap = min(a[3], b[3]) - max(a[1], b[1])
     height = min(a[3] - a[1], b[3] - b[1])
     return height > 0 and overlap >= 0.5 * height
+
+
+def centre_inside(
+    box: Sequence[float], regions: Iterable[Sequence[float]], slack: float = 2.0
+) -> bool:
+    """Does ``box``'s centre fall inside one of ``regions`` (grown by ``slack``)?"""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(
+        r[0] - slack <= cx <= r[2] + slack and r[1] - slack <= cy <= r[3] + slack for r in regions
+    )

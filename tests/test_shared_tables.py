@@ -116,3 +116,18 @@ def test_a_merge_is_refused_where_the_column_rule_is_one_path_with_the_tables_ot
     transform = get_registry().get("column_merge_ambiguity")()
     with pytest.raises(NotApplicable, match=r"page 17: the rule between the columns .* one path"):
         run_transform(transform, sample, SampleInputs(sample), run_seed=7)
+
+
+def test_a_false_row_is_no_counterpart_while_another_page_mentions_the_true_value(
+    shared_data: Path,
+) -> None:
+    # Page 18 says "Hordville (population 150)": a reader who followed the question to
+    # Hordville knows which of the two "2000" rows is true. The map calls it a mention
+    # (one of the question's words), not a statement; for a kept value it tells all.
+    sample = paper_sample(shared_data, SURVEY)
+    inputs = SampleInputs(sample)
+    transform = get_registry().get("counterfactual_distractor_rows")()
+    output = run_transform(transform, sample, inputs, run_seed=7)
+    gate = reread(transform, sample, inputs, output, "document")
+    assert gate is not None and not gate.passed
+    assert {m.page for m in gate.found} == {18}

@@ -193,7 +193,7 @@ def find_leaks(
     found: list[Mention] = []
     for number, page in sorted(readings.items()):
         if number in same:
-            mentions = [m for m in emap.mentions if m.page == number and m.status == STATEMENT]
+            mentions = [m for m in emap.mentions if m.page == number and _tells(m, policy)]
             mentions += [m for m in emap.operands if m.page == number]
         else:
             mentions = []
@@ -201,7 +201,7 @@ def find_leaks(
                 mentions = page_mentions(
                     page.readings, emap.items, emap.anchors, question, options, number in listed
                 )
-                mentions = [m for m in mentions if m.status == STATEMENT]
+                mentions = [m for m in mentions if _tells(m, policy)]
             if emap.computed and emap.operands:
                 mentions += page_operands(page, emap.anchors, number in listed)
         if policy == ATTRIBUTE and allowed:
@@ -210,6 +210,16 @@ def find_leaks(
             mentions = [m for m in mentions if not _outranked(m, emap)]
         found.extend(mentions)
     return found
+
+
+def _tells(mention: Mention, policy: str) -> bool:
+    """Does ``mention`` give the answer away under ``policy``? A statement always does.
+    Under ``attribute`` (the gold kept in an edited table, its row or column made
+    ambiguous) so does the gold printed elsewhere beside one of the question's words:
+    "Hordville (population 150)" on another page tells which of two "2000" rows is true."""
+    if mention.status == STATEMENT:
+        return True
+    return policy == ATTRIBUTE and mention.form != "coarser" and mention.anchored(1)
 
 
 def _outranked(mention: Mention, emap: EvidenceMap) -> bool:

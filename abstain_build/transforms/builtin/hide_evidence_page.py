@@ -18,8 +18,8 @@ from ..functional.pdf_edit import (
     BLACK,
     blank_page,
     crop_to_half,
-    cut_line,
     page_halves,
+    page_split,
     redact_rects,
 )
 from ..params import Param
@@ -72,9 +72,9 @@ class HideEvidencePage(DocumentTransform):
         uncut: list[int] = []
         for number in pages:
             with normalised_page(document, number) as page:
-                cut = cut_line(page)
-                halves[number] = page_halves(page, cut)
-            if cut is None:
+                split, clean = page_split(page)
+                halves[number] = page_halves(page, split)
+            if not clean:
                 uncut.append(number)
             middle = halves[number]["top"].y1
             stated[number] = {

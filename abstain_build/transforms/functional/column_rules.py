@@ -16,8 +16,8 @@ import numpy as np
 import pymupdf
 
 from ...textregions.tables import Table
+from .drawings import drawn_pieces
 from .erase import over_pictures
-from .row_insert import drawn_pieces
 
 #: A pixel column this dark (0-255 grey) ...
 DARK = 128

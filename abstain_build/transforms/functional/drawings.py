@@ -40,20 +40,39 @@ def _light(colour: Iterable[float] | None) -> bool:
     return min(values) > 0.75 and max(values) - min(values) < 0.25
 
 
-def _item_box(item: tuple, width: float) -> pymupdf.Rect:
+#: The kinds of item a PyMuPDF path is made of: line, curve, rectangle, quad.
+PATH_ITEMS = ("l", "c", "re", "qu")
+
+
+def item_box(item: tuple) -> pymupdf.Rect:
+    """The box of one item of a path (a line, a curve, a rectangle, a quad); empty for
+    other kinds."""
     kind = item[0]
     if kind == "l":
-        box = pymupdf.Rect(item[1], item[1]) | item[2]
-    elif kind == "c":
-        box = pymupdf.Rect(item[1], item[1]) | item[2] | item[3] | item[4]
-    elif kind == "re":
-        box = pymupdf.Rect(item[1])
-    elif kind == "qu":
-        box = pymupdf.Rect(item[1].rect)
-    else:
+        return pymupdf.Rect(item[1], item[1]) | item[2]
+    if kind == "c":
+        return pymupdf.Rect(item[1], item[1]) | item[2] | item[3] | item[4]
+    if kind == "re":
+        return pymupdf.Rect(item[1])
+    if kind == "qu":
+        return pymupdf.Rect(item[1].rect)
+    return pymupdf.Rect()
+
+
+def _item_box(item: tuple, width: float) -> pymupdf.Rect:
+    if item[0] not in PATH_ITEMS:
         return pymupdf.Rect()
+    box = item_box(item)
     pad = max(0.5, width / 2)
     return pymupdf.Rect(box.x0 - pad, box.y0 - pad, box.x1 + pad, box.y1 + pad)
+
+
+def drawn_pieces(drawing: dict) -> list[tuple[float, float, float, float]]:
+    """Boxes of each line, curve and rectangle of a vector path: one path may draw a page's
+    header rule and its footer rule, and its own box then spans the whole page."""
+    items = drawing.get("items") or []
+    boxes = [tuple(item_box(item)) for item in items if item[0] in PATH_ITEMS]
+    return boxes or ([tuple(drawing["rect"])] if drawing.get("rect") is not None else [])
 
 
 def _shaped(item: tuple) -> bool:

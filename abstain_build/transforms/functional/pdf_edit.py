@@ -92,12 +92,20 @@ def cut_line(page: pymupdf.Page) -> float | None:
     return None
 
 
-def page_halves(page: pymupdf.Page, cut: float | None = None) -> dict[str, pymupdf.Rect]:
-    """The top and bottom halves of the visible page, split at ``cut`` (by default
-    :func:`cut_line`; at the midpoint itself when there is no clean cut)."""
+def page_split(page: pymupdf.Page) -> tuple[float, bool]:
+    """Where the page splits into halves, and whether cleanly: :func:`cut_line`, else the
+    vertical midpoint itself."""
+    cut = cut_line(page)
+    if cut is None:
+        return page.rect.y0 + page.rect.height / 2, False
+    return cut, True
+
+
+def page_halves(page: pymupdf.Page, split: float | None = None) -> dict[str, pymupdf.Rect]:
+    """The top and bottom halves of the visible page, split at ``split`` (by default
+    :func:`page_split`)."""
     rect = page.rect
-    cut = cut_line(page) if cut is None else cut
-    middle = rect.y0 + rect.height / 2 if cut is None else cut
+    middle = page_split(page)[0] if split is None else split
     return {
         "top": pymupdf.Rect(rect.x0, rect.y0, rect.x1, middle),
         "bottom": pymupdf.Rect(rect.x0, middle, rect.x1, rect.y1),

@@ -24,6 +24,7 @@ import numpy as np
 import pymupdf
 from PIL import Image
 
+from .drawings import drawn_pieces
 from .erase import page_fills, ring_colour
 from .pdf_edit import WHITE, normalise_rotation, redact_rects, render_region
 from .text_edits import (
@@ -212,23 +213,6 @@ def insert_row_pixels(page: pymupdf.Page, insert: RowInsert, dpi: float = 200) -
     band = (bx0, by0, bx1, max(ty1, by1))
     put_pixels_back(page, rgb, [band])
     return {"band_px": list(band), "written": drawn}
-
-
-def drawn_pieces(drawing: dict) -> list[Box]:
-    """Boxes of each line, curve and rectangle of a vector path: one path may draw a page's
-    header rule and its footer rule, and its own box then spans the whole page."""
-    boxes: list[Box] = []
-    for item in drawing.get("items") or []:
-        points: list[pymupdf.Point] = []
-        for value in item[1:]:
-            if isinstance(value, pymupdf.Point):
-                points.append(value)
-            elif isinstance(value, (pymupdf.Rect, pymupdf.Quad)):
-                points += [pymupdf.Rect(value).tl, pymupdf.Rect(value).br]
-        if points:
-            xs, ys = [p.x for p in points], [p.y for p in points]
-            boxes.append((min(xs), min(ys), max(xs), max(ys)))
-    return boxes or ([tuple(drawing["rect"])] if drawing.get("rect") is not None else [])
 
 
 def page_obstacles(page: pymupdf.Page, words: Sequence[Sequence[float]]) -> list[Box]:

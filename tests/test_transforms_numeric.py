@@ -421,6 +421,27 @@ def test_a_gold_printed_twice_is_made_to_disagree_with_itself(tmp_path: Path) ->
         assert any("disagree" in note for note in output.record.notes)
 
 
+def test_printings_made_to_disagree_are_no_counterpart_while_the_answer_can_be_worked_out(
+    tmp_path: Path,
+) -> None:
+    # A 10-K segment table prints the year's contribution profit beside last year's and
+    # the change: two misprints that disagree are settled by 936,220 + 439,280.
+    sample = _pages_pdf(
+        tmp_path / "profit.pdf",
+        [
+            [
+                "Contribution profit (in thousands)",
+                "Contribution profit  1,375,500  936,220  439,280",
+            ],
+            ["Segment results (in thousands)", "Contribution profit  1,375,500"],
+        ],
+        "What was the contribution profit in FY2015? Answer in thousands.",
+        "1375500",
+    )
+    with pytest.raises(NotApplicable, match=r"settles on it .* 936,220 \+ 439,280 = 1375500"):
+        run("corrupt_numeric_tokens", sample)
+
+
 def test_an_answer_computed_from_corrupted_values_is_not_applicable(tmp_path: Path) -> None:
     sample = _statement_pdf(
         tmp_path / "derived.pdf",

@@ -239,8 +239,7 @@ class CorruptNumericTokens(NumericPageTransform):
 
     def plan(self, ctx: TransformContext) -> Plan:
         plan = super().plan(ctx)
-        if settle_answer(plan, len(self.gold_numbers(ctx))) != CONTRADICTED:
-            refuse_recoverable(plan, ctx)
+        refuse_recoverable(plan, ctx, settle_answer(plan, len(self.gold_numbers(ctx))))
         return plan
 
 
@@ -293,16 +292,26 @@ def settle_answer(plan: Plan, gold_count: int) -> str:
     raise NotApplicable("the answer's new value cannot be restated exactly in its own form")
 
 
-def refuse_recoverable(plan: Plan, ctx: TransformContext) -> None:
+#: What a recovered original answer does to each kind of corrupted item.
+_RECOVERED = {
+    CHANGED: "its new value is contradicted",
+    ERASED: "it is not gone",
+    CONTRADICTED: "a reader settles on it over the printings that now disagree",
+}
+
+
+def refuse_recoverable(plan: Plan, ctx: TransformContext, outcome: str) -> None:
     """Not applicable when the edited item still gives the original answer: a mention
     the edit did not reach, or two values it is computed from (:mod:`...evidence.recovery`).
-    An erased answer is then not gone, and a new one is contradicted."""
+    A new answer is then contradicted, an erased one not gone, and printings that disagree
+    are two misprints of a value the reader can work out (a contribution profit still the
+    revenue change plus last year's)."""
     edited: dict[int, list[tuple[float, float, float, float]]] = {}
     for edit in plan.edits.tokens:
         if edit.page is not None and edit.bbox is not None:
             edited.setdefault(edit.page, []).append(edit.bbox)
     found = recoveries(ctx.evidence(), edited)
     if found:
-        what = "its new value is contradicted" if plan.new_answer else "it is not gone"
+        what = _RECOVERED[outcome]
         shown = "; ".join(r.describe() for r in found[:3])
         raise NotApplicable(f"the original answer can still be read off the item, {what}: {shown}")

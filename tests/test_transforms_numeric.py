@@ -451,6 +451,23 @@ def test_an_answer_computed_from_corrupted_values_is_not_applicable(tmp_path: Pa
         run("corrupt_numeric_tokens", sample)
 
 
+@pytest.mark.parametrize(("answer", "numeric"), [("Verify", False), ("4", True)])
+def test_a_text_answer_is_not_corrupted(tmp_path: Path, answer: str, numeric: bool) -> None:
+    # Erasing a name leaves its neighbours promoted into its place and its other namings
+    # readable ("Verify" still in the figure): text answers go to the removal transforms.
+    sample = _pages_pdf(
+        tmp_path / "steps.pdf",
+        [["The pipeline has 4 stages: Retrieve, Verify, Predict and Report.", "Step 2: Verify"]],
+        "Which stage comes second?" if not numeric else "How many stages does it have?",
+        answer,
+    )
+    if numeric:
+        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, "4")
+        return
+    with pytest.raises(NotApplicable, match="'Verify' is no value"):
+        run("corrupt_numeric_tokens", sample)
+
+
 @needs_ocr
 def test_corruption_on_an_image_only_page_is_drawn_into_the_pixels() -> None:
     sample = fixture_sample("ACME_2021_10K-aea0bc6a")

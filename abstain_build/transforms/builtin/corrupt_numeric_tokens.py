@@ -4,13 +4,16 @@ What the edit means depends on how often the page set printed the answer (SPEC 7
 
 * printed two or more times: each printing gets a different wrong value, so the item
   contradicts itself about the asked quantity: an unanswerable counterpart;
-* a printing that could not be rewritten (misread by OCR) or a text answer is erased:
-  a counterpart too;
+* a printing that could not be rewritten (misread by OCR) is erased: a counterpart too;
 * printed once and rewritten to one clean value: the page now answers the question with
   that value. The plan says so (``Plan.new_answer``) and the build keeps the item as an
   answer-changed control, answerable with the new value;
 * printed nowhere (computed from values the page prints, all of them now wrong): the
-  answer changes to one nobody stated: not applicable.
+  answer changes to one nobody stated: not applicable;
+* a text answer (a name, a label, a yes/no): no value to make wrong. Erasing its words
+  from a figure or a list leaves icons, neighbours promoted into its place and other
+  namings of it readable; the removal transforms, which seal every statement of the
+  answer, take such items: not applicable.
 """
 
 from __future__ import annotations
@@ -238,9 +241,20 @@ class CorruptNumericTokens(NumericPageTransform):
         return restated_answer(ctx.sample.answer, golds[0], item.placed.token, new_text)
 
     def plan(self, ctx: TransformContext) -> Plan:
+        if not answer_is_numeric(ctx):
+            raise NotApplicable(
+                f"the answer {ctx.sample.answer!r} is no value: it cannot be made wrong as a"
+                " number, and erasing its words is the removal transforms' edit"
+            )
         plan = super().plan(ctx)
         refuse_recoverable(plan, ctx, settle_answer(plan, len(self.gold_numbers(ctx))))
         return plan
+
+
+def answer_is_numeric(ctx: TransformContext) -> bool:
+    """Whether every item of the gold answer is a number or a year."""
+    items = gold_items(ctx.sample.answer, ctx.sample.answer_format)
+    return bool(items) and all(item.kind in ("number", "year") for item in items)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import pytest
 
 from abstain_build.evidence.forms import gold_items
 from abstain_build.evidence.reading import TEXT_LAYER, PageReadings, Reading
-from abstain_build.evidence.recovery import computed_pair
+from abstain_build.evidence.recovery import computed_pair, whole_parts
 from abstain_build.textregions.words import Word
 
 
@@ -34,3 +34,30 @@ def test_a_gold_is_computed_from_two_values_only_when_it_is_no_chance(
 ) -> None:
     item = gold_items(gold)[0]
     assert computed_pair(_page(*printed), item) == expected
+
+
+def _placed(*words: tuple[str, float]) -> PageReadings:
+    """A 600-point page printing each text at its height."""
+    placed = tuple(Word(text, (72.0, y, 100.0, y + 10), source=TEXT_LAYER) for text, y in words)
+    return PageReadings(
+        page=1, readings=[Reading(1, TEXT_LAYER, placed)], has_text_layer=True, size=(600, 600)
+    )
+
+
+@pytest.mark.parametrize(
+    ("shares", "expected"),
+    [
+        ((("32%", 120), ("27%", 140)), ("41%", ["27%", "32%"])),
+        ((("59%", 120),), ("41%", ["59%"])),
+        ((("32%", 120), ("28%", 140)), ("41%", ["28%", "32%"])),  # rounded parts: 101
+        ((("32%", 120), ("25%", 140)), None),
+        ((("32%", 120), ("27%", 500)), None),  # too far to be a slice of the same pie
+        ((("32%", 120), ("20%", 140), ("7%", 300), ("27%", 150)), None),  # nearest first
+    ],
+)
+def test_the_other_parts_of_a_whole_give_back_a_share(
+    shares: tuple[tuple[str, float], ...], expected: tuple[str, list[str]] | None
+) -> None:
+    page = _placed(("41%", 160), *shares)
+    gold = (72.0, 160.0, 100.0, 170.0)
+    assert whole_parts(page, gold_items("41")[0], [gold]) == expected

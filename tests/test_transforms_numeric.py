@@ -451,6 +451,25 @@ def test_an_answer_computed_from_corrupted_values_is_not_applicable(tmp_path: Pa
         run("corrupt_numeric_tokens", sample)
 
 
+@pytest.mark.parametrize(("share", "changed"), [("27%", False), ("20%", True)])
+def test_an_answer_changed_share_is_refused_while_the_other_shares_make_100(
+    tmp_path: Path, share: str, changed: bool
+) -> None:
+    # A pie of three slices: rewrite one and the slices no longer add up, and 100 minus
+    # the other two still gives the original.
+    sample = _pages_pdf(
+        tmp_path / "pie.pdf",
+        [["Go online, no SNS  32%", f"Use SNS  {share}", "Do not go online  41%"]],
+        "What is the percentage of people who do not go online?",
+        "41",
+    )
+    if changed:
+        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, "41")
+        return
+    with pytest.raises(NotApplicable, match=r"41 \(printed 41%\) and 27%, 32% make 100%"):
+        run("corrupt_numeric_tokens", sample)
+
+
 @pytest.mark.parametrize(("answer", "numeric"), [("Verify", False), ("4", True)])
 def test_a_text_answer_is_not_corrupted(tmp_path: Path, answer: str, numeric: bool) -> None:
     # Erasing a name leaves its neighbours promoted into its place and its other namings

@@ -15,7 +15,13 @@ still gives the old one. Two things do, and the evidence map's statements see ne
   :data:`MIN_COMPUTED_DIGITS` significant digits or more are checked, from values of
   :data:`MIN_OPERAND_DIGITS` or more: small numbers add up to anything by chance.
 
-A rounding coarser than the gold ("3" billion for 2,975 million) gives back neither.
+* the other parts of a whole: a pie's slices, or "59% go online" beside "41% do not",
+  add up to 100% with the gold. Rewrite one and the slices no longer do, and 100 minus
+  the others gives the original back. The parts are the percents printed nearest the
+  rewritten one (up to :data:`MAX_PARTS`, within :data:`PARTS_REACH` of the page):
+  nearest first, so that a page of percents does not sum to 100 by chance.
+
+A rounding coarser than the gold ("3" billion for 2,975 million) gives back none.
 
 The same holds for a counterpart that *erased* the answer: erased where it was printed,
 it is still recovered from either.
@@ -41,12 +47,20 @@ MIN_COMPUTED_DIGITS = 4
 MIN_OPERAND_DIGITS = 2
 
 
+#: At most this many other percents are taken for the parts of a whole with the gold...
+MAX_PARTS = 10
+#: ... printed within this share of the page's larger side of its printing.
+PARTS_REACH = 0.3
+#: Rounded parts of a whole sum to 100 give or take this many of the gold's last digit.
+PARTS_SLACK = 1
+
+
 @dataclass(frozen=True)
 class Recovery:
     """One way the edited item still gives the original answer."""
 
     page: int
-    how: str  # "mention" or "computed"
+    how: str  # "mention", "computed" or "parts"
     detail: str
 
     def describe(self) -> str:
@@ -108,6 +122,53 @@ def computed_pair(
     return None
 
 
+def _percents(page: PageReadings) -> list[tuple[Decimal, Decimal, str, Box]]:
+    """(value, precision, printed text, box) of each percent the page prints, once each
+    (a chart read both whole and as a figure gives its labels twice)."""
+    readings = [r for r in page.readings if r.channel == TEXT_LAYER] or page.readings
+    out: list[tuple[Decimal, Decimal, str, Box]] = []
+    for reading in readings:
+        for word in reading.words:
+            for token in find_numbers(word.text):
+                value = token_value(token) if token.kind == "percent" else None
+                if value is None or any(
+                    v == value[0] and centre_inside(word.bbox, [b]) for v, _, _, b in out
+                ):
+                    continue
+                out.append((value[0], value[1], token.text, word.bbox))
+    return out
+
+
+def _distance(a: Box, b: Box) -> float:
+    return (((a[0] + a[2]) - (b[0] + b[2])) ** 2 + ((a[1] + a[3]) - (b[1] + b[3])) ** 2) ** 0.5 / 2
+
+
+def whole_parts(
+    page: PageReadings, item: GoldItem, edited: Sequence[Box]
+) -> tuple[str, list[str]] | None:
+    """The percents printed nearest a rewritten printing of the gold (a percent at one of
+    ``edited``) that add up to 100 with the gold: (the printing, the parts), else None."""
+    if item.kind != "number" or item.number is None or item.quantum is None:
+        return None
+    percents = _percents(page)
+    reach = PARTS_REACH * max(page.size) if max(page.size) > 0 else float("inf")
+    for value, quantum, text, box in percents:
+        if not centre_inside(box, edited) or value not in (item.number, item.number * 100):
+            continue
+        others = sorted(
+            (p for p in percents if not centre_inside(p[3], edited)),
+            key=lambda p: _distance(p[3], box),
+        )
+        others = [p for p in others if _distance(p[3], box) <= reach][:MAX_PARTS]
+        total = value
+        slack = PARTS_SLACK * max(quantum, item.quantum)
+        for count in range(1, len(others) + 1):
+            total += others[count - 1][0]
+            if abs(total - 100) <= (slack if count > 1 else 0):
+                return text, [p[2] for p in others[:count]]
+    return None
+
+
 def recoveries(emap: EvidenceMap, edited: Mapping[int, Sequence[Box]]) -> list[Recovery]:
     """Every way the item, edited at ``edited`` (boxes by page), still gives the gold."""
     found = left_mentions(emap, edited)
@@ -118,4 +179,9 @@ def recoveries(emap: EvidenceMap, edited: Mapping[int, Sequence[Box]]) -> list[R
                 first, sign, second = pair
                 detail = f"{first} {sign} {second} = {item.text}"
                 found.append(Recovery(number, "computed", detail))
+            parts = whole_parts(page, item, edited.get(number, ()))
+            if parts is not None:
+                printed, others = parts
+                detail = f"{item.text} (printed {printed}) and {', '.join(others)} make 100%"
+                found.append(Recovery(number, "parts", detail))
     return found

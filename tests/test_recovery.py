@@ -6,7 +6,13 @@ import pytest
 
 from abstain_build.evidence.forms import gold_items
 from abstain_build.evidence.reading import TEXT_LAYER, PageReadings, Reading
-from abstain_build.evidence.recovery import computed_pair, whole_parts
+from abstain_build.evidence.recovery import (
+    asked_unit,
+    computed_pair,
+    converted,
+    unit_of,
+    whole_parts,
+)
 from abstain_build.textregions.words import Word
 
 
@@ -61,3 +67,33 @@ def test_the_other_parts_of_a_whole_give_back_a_share(
     page = _placed(("41%", 160), *shares)
     gold = (72.0, 160.0, 100.0, 170.0)
     assert whole_parts(page, gold_items("41")[0], [gold]) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "printed", "expected"),
+    [
+        ("How many square miles does the county cover?", "344,000 acres", "344,000 acres"),
+        ("How many square miles does the county cover?", "345,000 acres", None),  # 539
+        ("How many acres does the county cover?", "344,000 acres", None),  # same unit
+        ("How many miles long is the river?", "866 km", "866 kilometres"),  # 538.1
+        ("How many miles long is the river?", "866 sq km", None),  # an area is no length
+    ],
+)
+def test_the_gold_printed_in_another_unit_gives_it_back(
+    question: str, printed: str, expected: str | None
+) -> None:
+    words = tuple(
+        Word(text, (72.0 + 40 * i, 100.0, 100.0 + 40 * i, 112.0), source=TEXT_LAYER)
+        for i, text in enumerate(["roughly", *printed.split(), "in", "all"])
+    )
+    page = PageReadings(page=1, readings=[Reading(1, TEXT_LAYER, words)], has_text_layer=True)
+    item = gold_items("538")[0]
+    assert converted(page, item, asked_unit(question)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [("square miles and", "square miles"), ("sq. km of", "square kilometres"), ("miles", "miles")],
+)
+def test_units_are_read_area_before_length(text: str, unit: str) -> None:
+    assert unit_of(text) == unit

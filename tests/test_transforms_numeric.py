@@ -470,6 +470,26 @@ def test_an_answer_changed_share_is_refused_while_the_other_shares_make_100(
         run("corrupt_numeric_tokens", sample)
 
 
+@pytest.mark.parametrize(("acres", "changed"), [("344,000", False), ("352,000", True)])
+def test_an_answer_changed_item_is_refused_where_another_page_gives_it_in_acres(
+    tmp_path: Path, acres: str, changed: bool
+) -> None:
+    sample = _pages_pdf(
+        tmp_path / "county.pdf",
+        [
+            ["Hamilton County covers approximately 538 square miles."],
+            [f"Few farms drilled more than one well: the county covers {acres} acres."],
+        ],
+        "How many square miles does Hamilton County cover?",
+        "538",
+    )
+    if changed:
+        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, "538")
+        return
+    with pytest.raises(NotApplicable, match="page 2: 344,000 acres = 538 square miles"):
+        run("corrupt_numeric_tokens", sample)
+
+
 @pytest.mark.parametrize(("answer", "numeric"), [("Verify", False), ("4", True)])
 def test_a_text_answer_is_not_corrupted(tmp_path: Path, answer: str, numeric: bool) -> None:
     # Erasing a name leaves its neighbours promoted into its place and its other namings

@@ -21,6 +21,10 @@ still gives the old one. Two things do, and the evidence map's statements see ne
   rewritten one (up to :data:`MAX_PARTS`, within :data:`PARTS_REACH` of the page):
   nearest first, so that a page of percents does not sum to 100 by chance.
 
+* the gold in another unit: "344,000 acres" on another page of a county history still
+  gives 538 square miles (640 acres to the square mile, which the history prints too).
+  Only the units of :data:`CONVERSIONS`, into the unit the question asks for.
+
 A rounding coarser than the gold ("3" billion for 2,975 million) gives back none.
 
 The same holds for a counterpart that *erased* the answer: erased where it was printed,
@@ -29,9 +33,10 @@ it is still recovered from either.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from ..textregions.words import Box, centre_inside
 from ..transforms.functional.numbers import find_numbers
@@ -55,12 +60,55 @@ PARTS_REACH = 0.3
 PARTS_SLACK = 1
 
 
+#: Units a reader converts between, as printed after a value (an area before a length:
+#: "square miles" is no "miles").
+UNITS = {
+    "square miles": r"square[\s-]+miles?|sq\.?\s*mi\b\.?",
+    "square kilometres": r"square[\s-]+kilomet(?:er|re)s?|sq\.?\s*km\b|km2|km²",
+    "acres": r"acres?\b",
+    "hectares": r"hectares?\b",
+    "miles": r"miles?\b",
+    "kilometres": r"kilomet(?:er|re)s?\b|km\b",
+    "pounds": r"pounds?\b|lbs?\b",
+    "kilograms": r"kilograms?\b|kg\b",
+}
+#: (unit printed, unit asked) -> how many of the second one of the first is.
+CONVERSIONS = {
+    ("acres", "square miles"): Decimal(1) / Decimal(640),
+    ("square miles", "acres"): Decimal(640),
+    ("hectares", "acres"): Decimal("2.47105"),
+    ("acres", "hectares"): Decimal("0.404686"),
+    ("square kilometres", "square miles"): Decimal("0.386102"),
+    ("square miles", "square kilometres"): Decimal("2.58999"),
+    ("kilometres", "miles"): Decimal("0.621371"),
+    ("miles", "kilometres"): Decimal("1.60934"),
+    ("kilograms", "pounds"): Decimal("2.20462"),
+    ("pounds", "kilograms"): Decimal("0.453592"),
+}
+
+
+def unit_of(text: str) -> str | None:
+    """The first unit of :data:`UNITS` ``text`` starts with (or names, for a question)."""
+    for unit, pattern in UNITS.items():
+        if re.match(rf"\s*(?:{pattern})", text, re.IGNORECASE):
+            return unit
+    return None
+
+
+def asked_unit(question: str) -> str | None:
+    """The unit the question asks its answer in ("how many square miles ...")."""
+    for unit, pattern in UNITS.items():
+        if re.search(rf"\b(?:{pattern})", question, re.IGNORECASE):
+            return unit
+    return None
+
+
 @dataclass(frozen=True)
 class Recovery:
     """One way the edited item still gives the original answer."""
 
     page: int
-    how: str  # "mention", "computed" or "parts"
+    how: str  # "mention", "computed", "parts" or "converted"
     detail: str
 
     def describe(self) -> str:
@@ -169,9 +217,42 @@ def whole_parts(
     return None
 
 
-def recoveries(emap: EvidenceMap, edited: Mapping[int, Sequence[Box]]) -> list[Recovery]:
+def converted(
+    page: PageReadings, item: GoldItem, unit: str | None, skip: Sequence[Box] = ()
+) -> str | None:
+    """A value printed on ``page`` in another unit that converts to ``item`` in ``unit``
+    (the question's) at the gold's precision: its printing with its unit, else None."""
+    if unit is None or item.kind != "number" or item.number is None or item.quantum is None:
+        return None
+    if item.digits < MIN_OPERAND_DIGITS:
+        return None
+    readings = [r for r in page.readings if r.channel == TEXT_LAYER] or page.readings
+    for reading in readings:
+        words = reading.words
+        for index, word in enumerate(words):
+            if centre_inside(word.bbox, skip):
+                continue
+            after = " ".join(w.text for w in words[index + 1 : index + 3])
+            printed = unit_of(after)
+            factor = CONVERSIONS.get((printed, unit)) if printed else None
+            if factor is None:
+                continue
+            for token in find_numbers(word.text):
+                value = token_value(token) if token.is_quantity else None
+                if value is None or significant(*value) < MIN_OPERAND_DIGITS:
+                    continue
+                result = (value[0] * factor).quantize(item.quantum, rounding=ROUND_HALF_UP)
+                if result == item.number:
+                    return f"{token.text} {printed}"
+    return None
+
+
+def recoveries(
+    emap: EvidenceMap, edited: Mapping[int, Sequence[Box]], question: str = ""
+) -> list[Recovery]:
     """Every way the item, edited at ``edited`` (boxes by page), still gives the gold."""
     found = left_mentions(emap, edited)
+    unit = asked_unit(question)
     for item in emap.items:
         for number, page in sorted(emap.readings.items()):
             pair = computed_pair(page, item, edited.get(number, ()))
@@ -184,4 +265,7 @@ def recoveries(emap: EvidenceMap, edited: Mapping[int, Sequence[Box]]) -> list[R
                 printed, others = parts
                 detail = f"{item.text} (printed {printed}) and {', '.join(others)} make 100%"
                 found.append(Recovery(number, "parts", detail))
+            other = converted(page, item, unit, edited.get(number, ()))
+            if other is not None:
+                found.append(Recovery(number, "converted", f"{other} = {item.text} {unit}"))
     return found

@@ -324,7 +324,7 @@ def refuse_recoverable(plan: Plan, ctx: TransformContext, outcome: str) -> None:
     for edit in plan.edits.tokens:
         if edit.page is not None and edit.bbox is not None:
             edited.setdefault(edit.page, []).append(edit.bbox)
-    found = recoveries(ctx.evidence(), edited)
+    found = recoveries(ctx.evidence(), edited, ctx.sample.question)
     if found:
         what = _RECOVERED[outcome]
         shown = "; ".join(r.describe() for r in found[:3])

@@ -56,20 +56,45 @@ def test_without_a_paragraph_break_the_cut_runs_between_two_lines() -> None:
     assert halves["top"].y1 == halves["bottom"].y0 == cut
 
 
-@pytest.mark.parametrize("fill", [(0.2, 0.4, 0.6), None])
-def test_a_page_with_no_blank_band_near_the_middle_is_cut_at_the_midpoint(fill) -> None:
+@pytest.mark.parametrize("striped", [False, True])
+def test_a_flat_fill_is_blank_and_a_patterned_one_is_not(striped: bool) -> None:
     document = pymupdf.open()
     page = document.new_page(width=612, height=792)
-    if fill is None:  # a flat fill is blank: any row of it will do, the one nearest 396
+    if not striped:  # a flat fill is blank: any row of it will do, the one nearest 396
         page.draw_rect(page.rect, color=None, fill=(0.9, 0.9, 0.9))
         assert abs(cut_line(page) - 396) <= 1
         return
-    # A gradient from top to bottom: every row differs from the next but none is blank
-    # across, as a photograph's rows are not; stripes stand in for one.
+    # Stripes of two shades 38 grey levels apart (no ink, as a photograph's light areas or
+    # a table's shaded cells): every row crosses them, so no row is a gap to cut along.
     for x in range(0, 612, 4):
         shade = (x % 8) / 8
-        page.draw_rect(pymupdf.Rect(x, 0, x + 4, 792), color=None, fill=(shade, *fill[1:]))
-    assert cut_line(page) == 396
+        page.draw_rect(pymupdf.Rect(x, 0, x + 4, 792), color=None, fill=(shade, 0.4, 0.6))
+    assert cut_line(page) is None
+
+
+def _shaded_table_page(document: pymupdf.Document, ruled: bool) -> pymupdf.Page:
+    """A 10-K table across the middle of the page: label and value on each row, every
+    other row shaded (ruled: a light fill behind the row, found as a table by PyMuPDF)."""
+    page = document.new_page(width=612, height=792)
+    page.insert_text((72, 120), "Note 2: cash, cash equivalents and marketable securities.")
+    for index, y in enumerate(range(300, 500, 20)):
+        if ruled and index % 2 == 0:
+            page.draw_rect(pymupdf.Rect(60, y - 13, 560, y + 5), color=None, fill=(0.86, 0.9, 0.96))
+        page.insert_text((72, y), f"Securities of kind {index}")
+        page.insert_text((480, y), f"{1000 + 37 * index:,}")
+    page.insert_text((72, 640), "All of these securities are recorded at fair value.")
+    return page
+
+
+@pytest.mark.parametrize("ruled", [False, True])
+def test_the_cut_never_runs_between_the_rows_of_a_table(ruled: bool) -> None:
+    # A cut between two rows left the kept half starting with a row without its header
+    # (shared AMAZON_2017_10K p50), or stubs of the next row's shading.
+    document = pymupdf.open()
+    page = _shaded_table_page(document, ruled)
+    cut = cut_line(page)
+    rows = [w for w in page.get_text("words") if w[4].startswith("Securities")]
+    assert cut is None or not rows[0][3] < cut < rows[-1][1]  # between two of its rows
 
 
 def _chart_page(document: pymupdf.Document) -> pymupdf.Page:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pymupdf
 
 from ...media.images import encode_png
+from ...textregions.tables import find_tables
+from ...textregions.words import Word
 from .pixels import gaussian_blur
 
 WHITE = (1, 1, 1)
@@ -42,9 +45,17 @@ CUT_REACH = 0.15
 BLOCK_GAP = 6.0
 #: A pixel row is blank when no more than this share of it (at least one pixel) differs
 #: from the row's median grey by more than :data:`_INK` levels: paper or a flat fill, with
-#: a scan's specks.
+#: a scan's specks ...
 _SPECKS = 0.002
 _INK = 48
+#: ... and no more than this share by more than :data:`_FILL` levels: a row through the
+#: light shading of a table's cells is no gap (the white between the cells differs by 20
+#: to 40 levels, no ink, but the cut would leave stubs of the cells).
+_FILL_SHARE = 0.02
+_FILL = 12
+#: Tables found by PyMuPDF this close above each other are one table (a 10-K's shaded
+#: rows are found one by one), and no cut goes between its rows.
+TABLE_GAP = 16.0
 
 
 def blank_rows(page: pymupdf.Page, dpi: int = 72) -> list[tuple[float, float]]:
@@ -55,8 +66,10 @@ def blank_rows(page: pymupdf.Page, dpi: int = 72) -> list[tuple[float, float]]:
         return []
     grey = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width)
     median = np.median(grey, axis=1, keepdims=True)
-    inked = (np.abs(grey.astype(np.int16) - median) > _INK).sum(axis=1)
-    blank = inked <= max(1, _SPECKS * pixmap.width)
+    off = np.abs(grey.astype(np.int16) - median)
+    inked = (off > _INK).sum(axis=1)
+    filled = (off > _FILL).sum(axis=1)
+    blank = (inked <= max(1, _SPECKS * pixmap.width)) & (filled <= _FILL_SHARE * pixmap.width)
     scale = rect.height / pixmap.height
     runs: list[tuple[float, float]] = []
     start = None
@@ -69,15 +82,40 @@ def blank_rows(page: pymupdf.Page, dpi: int = 72) -> list[tuple[float, float]]:
     return runs
 
 
+def table_spans(page: pymupdf.Page) -> list[tuple[float, float]]:
+    """(top, bottom) of the tables on ``page``'s text layer, ruled or laid out with
+    whitespace (:func:`~abstain_build.textregions.tables.find_tables`), those closer than
+    :data:`TABLE_GAP` above each other taken as one. A page without a text layer has none
+    here: its shaded tables are no blank rows (:func:`blank_rows`), and OCR is not worth
+    a cut."""
+    words = [
+        Word(text, (x0, y0, x1, y1), source="text_layer")
+        for x0, y0, x1, y1, text, *_ in page.get_text("words")
+    ]
+    boxes = [t.bbox for t in find_tables(words, page)]
+    # PyMuPDF's own finds, however few their rows: a 10-K's shaded rows come one by one.
+    with contextlib.suppress(ValueError, RuntimeError):
+        boxes += [t.bbox for t in page.find_tables().tables]
+    spans: list[tuple[float, float]] = []
+    for top, bottom in sorted((box[1], box[3]) for box in boxes):
+        if spans and top - spans[-1][1] <= TABLE_GAP:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], bottom))
+        else:
+            spans.append((top, bottom))
+    return spans
+
+
 def cut_line(page: pymupdf.Page) -> float | None:
     """Where the page splits cleanly into halves: the point nearest the vertical midpoint
     of a blank band (a paragraph break first, else a gap between lines), within
-    :data:`CUT_REACH` of it; None when every row near the middle is printed on (a chart, a
-    table or a picture across it), where any cut would go through them."""
+    :data:`CUT_REACH` of it, never between the rows of a table; None when every row near
+    the middle is printed on (a chart, a table or a picture across it), where any cut
+    would go through them."""
     rect = page.rect
     middle = rect.y0 + rect.height / 2
     reach = CUT_REACH * rect.height
     runs = blank_rows(page)
+    tables = table_spans(page)
     for tallest in (BLOCK_GAP, 0.0):
         # The point of each band nearest the midpoint, kept off the band's edges (its ink).
         cuts = []
@@ -86,7 +124,11 @@ def cut_line(page: pymupdf.Page) -> float | None:
                 continue
             edge = min(2.0, (y1 - y0) / 2)
             cuts.append(min(max(middle, y0 + edge), y1 - edge))
-        cuts = [y for y in cuts if abs(y - middle) <= reach]
+        cuts = [
+            y
+            for y in cuts
+            if abs(y - middle) <= reach and not any(top < y < bottom for top, bottom in tables)
+        ]
         if cuts:
             return min(cuts, key=lambda y: (abs(y - middle), y))
     return None

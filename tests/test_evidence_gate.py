@@ -881,3 +881,23 @@ def test_hide_evidence_page_drops_the_fuller_half_when_the_answer_is_stated_nowh
     (crop,) = output.record.edits.pages_cropped
     assert crop.kept == "bottom", crop.reason  # the top half holds everything
     assert "holds 100% of the page's content" in crop.reason
+
+
+@pytest.mark.parametrize(("aside", "leaks"), [("population 150", True), ("founded 1884", False)])
+def test_a_removal_fails_where_another_page_prints_the_gold_beside_a_question_word(
+    tmp_path: Path, aside: str, leaks: bool
+) -> None:
+    # Off the listed pages the map needs two of the question's words beside the gold to
+    # call it a statement; a reader who followed the question to Hordville needs one.
+    document = pymupdf.open()
+    census = document.new_page(width=612, height=792)
+    census.insert_text((72, 500), "Census of Hordville: population in 2000  150", fontsize=11)
+    history = document.new_page(width=612, height=792)
+    history.insert_text((72, 100), f"The village of Hordville ({aside}) lies north.", fontsize=11)
+    document.save(tmp_path / "town.pdf")
+    question = "For the town with the first farmers' elevator, what was its population in 2000?"
+    item = sample(tmp_path / "town.pdf", (1,), question, "150")
+    _, gate = run("hide_evidence_page", item)
+    assert gate.passed is not leaks
+    if leaks:
+        assert "page 2 (text_layer): '150'" in gate.reason()

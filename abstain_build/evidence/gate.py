@@ -34,7 +34,7 @@ from ..textregions.words import Box, centre_inside
 from ..transforms.functional.page_content import PageContent, normalised_page
 from .map import EvidenceMap
 from .operands import page_operands
-from .policy import ATTRIBUTE, QUESTION
+from .policy import ATTRIBUTE, QUESTION, REMOVE
 from .reading import (
     OCR,
     TEXT_LAYER,
@@ -213,13 +213,18 @@ def find_leaks(
 
 
 def _tells(mention: Mention, policy: str) -> bool:
-    """Does ``mention`` give the answer away under ``policy``? A statement always does.
-    Under ``attribute`` (the gold kept in an edited table, its row or column made
-    ambiguous) so does the gold printed elsewhere beside one of the question's words:
-    "Hordville (population 150)" on another page tells which of two "2000" rows is true."""
+    """Does ``mention`` give the answer away under ``policy``? A statement always does,
+    and so does the gold printed beside one of the question's words (the map, off the
+    listed pages, needs two before it calls a mention a statement; a reader who followed
+    the question there needs one). Under ``remove``, "Hordville (population 150)" on
+    another page answers a question whose table was taken away; under ``attribute`` it
+    tells which of two "2000" rows is true. Not a name: "YouTube" beside "platform" is any
+    sentence about platforms, not the one that answers which grew most."""
     if mention.status == STATEMENT:
         return True
-    return policy == ATTRIBUTE and mention.form != "coarser" and mention.anchored(1)
+    if policy not in (REMOVE, ATTRIBUTE) or mention.form in ("coarser", "text"):
+        return False
+    return mention.anchored(1)
 
 
 def _outranked(mention: Mention, emap: EvidenceMap) -> bool:

@@ -58,16 +58,19 @@ def test_value_is_read_in_its_sentence_inside_one_text_object():
     written = [item["written"] for item in out if "written" in item]
     assert written[0]["stream"] == "after"
     text = " ".join(page.get_text().split())
-    # Read right after its own line, before the next line (not at the end of the page).
+    # Read where the old value was: the line's operator is split around it (not read
+    # after its line, nor at the end of the page).
     assert text == (
-        "Revenue grew to 4,512 million in the year, up from million a year earlier, while "
-        "4,770 costs stayed flat at 1,200 million overall."
+        "Revenue grew to 4,512 million in the year, up from 4,770 million a year earlier,"
+        " while costs stayed flat at 1,200 million overall."
     )
     # The lines after the split are drawn where they were.
     after = _pixels(page)
     changed = np.argwhere(np.abs(after.astype(int) - before.astype(int)).sum(axis=2) > 60)
     assert changed.size
     assert changed[:, 0].min() >= box[1] - 2 and changed[:, 0].max() <= box[3] + 2
+    # ... and the rest of the value's own line too, to the pixel.
+    assert changed[:, 1].min() >= box[0] - 2 and changed[:, 1].max() <= box[2] + 2
 
 
 def test_value_is_read_in_place_when_each_word_is_its_own_object():
@@ -94,7 +97,10 @@ def test_value_inside_a_form_goes_into_a_private_copy_of_the_form():
     page = doc[0]
     edit_text_layer(page, [TextEdit(rect=_word_box(page, "3,980"), text="4,770")])
     lines = [line.strip() for line in page.get_text().splitlines() if line.strip()]
-    assert lines.index("4,770") < lines.index("costs stayed flat at 1,200 million overall.")
+    assert lines[1:] == [
+        "up from 4,770 million a year earlier, while",
+        "costs stayed flat at 1,200 million overall.",
+    ]
     assert doc[1].get_text() == untouched  # the other page showing the form is unchanged
 
 
@@ -116,7 +122,7 @@ def test_value_over_a_picture_is_drawn_on_its_background():
     # value is printed over it in white.
     assert (np.abs(region - (40, 90, 200)).sum(axis=1) < 30).mean() > 0.4
     assert (region.min(axis=1) > 200).any()
-    assert " ".join(page.get_text().split()).split() == ["Share", "of", "adults", "27%"]
+    assert " ".join(page.get_text().split()).split() == ["Share", "27%", "of", "adults"]
 
 
 @pytest.mark.skipif(not (SHARED / "NETFLIX_2015_10K.pdf").exists(), reason="needs ../shared/data")

@@ -314,10 +314,16 @@ def _line_matrix(instructions: Sequence, start: int, stop: int) -> pymupdf.Matri
 
 
 def _split_after(
-    page: pymupdf.Page, stream: _Stream, unit: _Unit, glyph: _Glyph
+    page: pymupdf.Page,
+    stream: _Stream,
+    unit: _Unit,
+    glyph: _Glyph,
+    rect: Sequence[float] | None = None,
 ) -> tuple[int, bytes, bytes]:
-    """Where in a text object to put text that follows ``glyph``: right before the next
-    operator that starts a line (after the text shown with ``glyph``), or after the object.
+    """Where in a text object to put text that follows ``glyph``: inside the ``TJ`` that
+    shows it when that goes on past ``rect`` (:func:`_split_inside`), else right before
+    the next operator that starts a line (after the text shown with ``glyph``), or after
+    the object.
 
     Returns the position and what closes and reopens the text object around the insert
     (empty after the object's end). Reopened, the object gets its line matrix back, which
@@ -325,7 +331,13 @@ def _split_after(
     """
     shows = [i for i in range(unit.start, unit.end) if _operator(stream.instructions[i]) in _SHOWS]
     found = _first_cut_drawing(page, stream, glyph, shows) if len(shows) > 1 else None
-    if found is None:
+    if found is None and len(shows) == 1:
+        found = 0
+    if found is not None and rect is not None:
+        inside = _split_inside(page, stream, unit, shows[found], rect)
+        if inside is not None:
+            return inside
+    if found is None or len(shows) == 1:
         return unit.end + 1, b"", b""
     for index in range(shows[found] + 1, unit.end):
         if _operator(stream.instructions[index]) in _LINE_STARTS:
@@ -333,6 +345,92 @@ def _split_after(
             reopen = " ".join(_number(v) for v in (line.a, line.b, line.c, line.d, line.e, line.f))
             return index, b"\nET", f"\nBT\n{reopen} Tm\n".encode("ascii")
     return unit.end + 1, b"", b""
+
+
+def _drawn_by(page: pymupdf.Page, stream: _Stream, index: int) -> list[_Glyph]:
+    """Every glyph (spaces too) the instruction at ``index`` draws, left to right: those
+    drawn with the stream cut after it and not before it."""
+    doc = page.parent
+
+    def drawn(stop: int) -> list[_Glyph]:
+        doc.update_stream(stream.xref, pikepdf.unparse_content_stream(stream.instructions[:stop]))
+        return [
+            _Glyph(char["c"], tuple(char["bbox"]), tuple(char["origin"]))
+            for block in page.get_text("rawdict").get("blocks", [])
+            for line in block.get("lines", [])
+            for span in line.get("spans", [])
+            for char in span.get("chars", [])
+        ]
+
+    try:
+        before = {(g.char, round(g.origin[0], 1), round(g.origin[1], 1)) for g in drawn(index)}
+        after = drawn(index + 1)
+    finally:
+        doc.update_stream(stream.xref, stream.original)
+    new = [g for g in after if (g.char, round(g.origin[0], 1), round(g.origin[1], 1)) not in before]
+    return sorted(new, key=lambda g: g.origin[0])
+
+
+def _split_inside(
+    page: pymupdf.Page, stream: _Stream, unit: _Unit, index: int, rect: Sequence[float]
+) -> tuple[int, bytes, bytes] | None:
+    """Split the ``TJ`` at ``index`` where ``rect`` is, when it shows glyphs on both sides
+    of it (a line of a paragraph drawn by one operator, as TeX and Word write them), so
+    the new text is read between them: the operator keeps the glyphs left of ``rect``;
+    the rest is shown after the insert, from where it was drawn, and the line matrix is
+    then put back for the next line. None where that cannot be done exactly: another
+    operator shows text after this one on its line, or its strings do not hold one or
+    two bytes per glyph."""
+    instruction = stream.instructions[index]
+    if _operator(instruction) != "TJ" or not instruction.operands:
+        return None
+    following = next(
+        (
+            _operator(i)
+            for i in stream.instructions[index + 1 : unit.end + 1]
+            if _operator(i) in _SHOWS | _LINE_STARTS | {"ET"}
+        ),
+        "ET",
+    )
+    if following in _SHOWS - _LINE_STARTS:
+        return None
+    array = list(instruction.operands[0])
+    glyphs = _drawn_by(page, stream, index)
+    left = [g for g in glyphs if g.origin[0] < rect[0]]
+    right = [g for g in glyphs if g.origin[0] >= rect[0]]
+    strings = [bytes(e) for e in array if isinstance(e, pikepdf.String)]
+    total = sum(len(b) for b in strings)
+    if not left or not right or total % len(glyphs) or total // len(glyphs) not in (1, 2):
+        return None
+    need = len(left) * (total // len(glyphs))
+    first: list = []
+    rest: list = []
+    for element in array:
+        if need <= 0:
+            rest.append(element)
+        elif isinstance(element, pikepdf.String):
+            data = bytes(element)
+            first.append(pikepdf.String(data[:need]))
+            if len(data) > need:
+                rest.append(pikepdf.String(data[need:]))
+            need -= len(data)
+        else:
+            first.append(element)
+    while rest and not isinstance(rest[0], pikepdf.String):
+        rest.pop(0)  # the gap to the first glyph on the right is set by the matrix below
+    line = _line_matrix(stream.instructions, unit.start, index)
+    start = (pymupdf.Point(right[0].origin) * ~page.transformation_matrix) * ~stream.ctm(index)
+    resume = " ".join(_number(v) for v in (line.a, line.b, line.c, line.d, start.x, start.y))
+    back = " ".join(_number(v) for v in (line.a, line.b, line.c, line.d, line.e, line.f))
+    shown = pikepdf.unparse_content_stream(
+        [pikepdf.ContentStreamInstruction([pikepdf.Array(rest)], pikepdf.Operator("TJ"))]
+    )
+    stream.instructions[index] = pikepdf.ContentStreamInstruction(
+        [pikepdf.Array(first)], pikepdf.Operator("TJ")
+    )
+    stream.original = pikepdf.unparse_content_stream(stream.instructions)
+    reopen = f"\nBT\n{resume} Tm\n".encode("ascii") + shown + f"\n{back} Tm\n".encode("ascii")
+    return index + 1, b"\nET", reopen
 
 
 def _locate(
@@ -399,7 +497,7 @@ def insert_in_reading_order(
             place = found[1]
             position = unit.start
             if place == "after" and _operator(stream.instructions[unit.start]) == "BT":
-                position, close, reopen = _split_after(page, stream, unit, found[0])
+                position, close, reopen = _split_after(page, stream, unit, found[0], item.rect)
             elif place == "after":
                 position = unit.end + 1
         snippet = close + _snippet(page, item, stream.ctm(position)) + reopen

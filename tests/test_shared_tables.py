@@ -72,6 +72,39 @@ def test_a_false_row_goes_into_the_table_naming_the_answer_and_moves_only_its_co
     assert gate is not None and gate.passed, gate.detail
 
 
+def spans_of_row(page: pymupdf.Page, label_top: float) -> list[dict]:
+    return [
+        span
+        for block in page.get_text("dict")["blocks"]
+        for line in block.get("lines", [])
+        for span in line["spans"]
+        if span["text"].strip() and abs(span["bbox"][1] - label_top) < 2 and span["bbox"][0] > 300
+    ]
+
+
+def test_a_false_row_repeats_the_true_label_as_printed_and_its_values_look_like_the_column(
+    shared_data: Path,
+) -> None:
+    sample = paper_sample(shared_data)
+    transform = get_registry().get("counterfactual_distractor_rows")()
+    output = run_transform(transform, sample, SampleInputs(sample), run_seed=7)
+    (row,) = output.record.edits.tokens
+    label, *values = row.new.split(" | ")
+    with pymupdf.open(stream=output.pdf, filetype="pdf") as document:
+        page = document[7]
+        true_label, false_label = sorted(page.search_for(label), key=lambda r: r.y0)
+        true_row = spans_of_row(page, true_label.y0)
+        false_row = spans_of_row(page, false_label.y0)
+    # The label is the paper's own typewriter face, not a stand-in (Courier was lighter).
+    assert false_row[0]["font"] == true_row[0]["font"]
+    assert false_row[0]["size"] == pytest.approx(true_row[0]["size"])
+    # Each value lies among those its column prints (macro-F1 between 45.59 and 61.05),
+    # not 31.05 or 67.30 beside a column of fifties.
+    true_values = [float(v) for v in ("51.54", "51.47", "52.45", "56.82")]
+    for new, old in zip(values, true_values, strict=True):
+        assert 45.0 < float(new) < 62.0 and float(new) != old, values
+
+
 def horizontal_rules(pdf: bytes, page: int, below: float) -> list[pymupdf.Rect]:
     """Horizontal lines drawn on ``page`` (1-based) under ``below``, one box per line."""
     with pymupdf.open(stream=pdf, filetype="pdf") as document:

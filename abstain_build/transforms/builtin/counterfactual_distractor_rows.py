@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from decimal import Decimal
 
 import numpy as np
@@ -15,8 +16,8 @@ from ...qc.leak import would_print
 from ...routing.scoring import NEEDS_NUMBERS, NEEDS_TABLE
 from ...textregions.tables import Table, TableCell
 from ..base import TransformContext
-from ..functional.number_rewrite import wrong_quantity
-from ..functional.numbers import find_numbers
+from ..functional.number_rewrite import plausible_quantity, printed_digits, wrong_quantity
+from ..functional.numbers import NumericToken, find_numbers
 from ..functional.pdf_edit import normalise_rotation
 from ..functional.row_insert import (
     MIN_SQUEEZE,
@@ -54,6 +55,22 @@ def _room(cell: TableCell, row: list[TableCell], leftwards: bool) -> float:
     return max(1.0, (limit - x0) / width)
 
 
+def _neighbours(column: Sequence[str], index: int, token: NumericToken) -> list[float]:
+    """The magnitudes printed in the same place as ``token`` (its ``index``-th quantity)
+    by the other cells of its column, where they print the same kind, sign and scale."""
+    found = []
+    for text in column:
+        others = [t for t in find_numbers(text) if t.is_quantity]
+        if len(others) <= index:
+            continue
+        other = others[index]
+        digits = printed_digits(other)
+        same = (other.kind, other.negative, other.multiplier)
+        if digits and same == (token.kind, token.negative, token.multiplier):
+            found.append(float(digits.replace(",", "")))
+    return found
+
+
 @register_transform
 class CounterfactualDistractorRows(NumericPageTransform):
     #: The gold's value stays on purpose (its attribution is what goes): the gate checks
@@ -74,7 +91,9 @@ class CounterfactualDistractorRows(NumericPageTransform):
         " answer is printed in no table, the labelled row whose label shares most words with"
         " the question; not applicable when no label does): the same label (or the label"
         " with a qualifier such as '(restated)'),"
-        " and every value changed by 20-50% in its own format. The rows below move down, or"
+        " and every value changed in its own format: to a value among those its column"
+        " prints (at most 50% away), or, when the column holds too few, by 20-50%."
+        " The rows below move down, or"
         " are squeezed when the page has no room, so the table stays legible and on the"
         " page. Text-layer pages get real text; image-only pages are edited in pixels."
     )
@@ -84,7 +103,16 @@ class CounterfactualDistractorRows(NumericPageTransform):
             "the false row's label: copy the true row's, or add a qualifier ('variant')",
             choices=("copy", "variant"),
         ),
-        "low": Param(0.2, "smallest relative change of a value", low=0.01, high=0.99),
+        "values": Param(
+            "column",
+            "where the false values come from: among those the value's column prints"
+            " ('column'), else a change of low-high; or always a change of low-high"
+            " ('relative')",
+            choices=("column", "relative"),
+        ),
+        "low": Param(
+            0.2, "smallest relative change of a value drawn by change", low=0.01, high=0.99
+        ),
         "high": Param(0.5, "largest relative change of a value", low=0.01, high=0.99),
     }
     intensity_doc = (
@@ -114,20 +142,32 @@ class CounterfactualDistractorRows(NumericPageTransform):
             return None
         return rows[int(np.argmax(scores))]
 
-    def _false_value(self, text: str, ctx: TransformContext) -> tuple[str, list[float]]:
-        """``text`` with each of its quantities changed (right to left, offsets stay valid)."""
+    def _false_value(
+        self, text: str, column: Sequence[str], ctx: TransformContext
+    ) -> tuple[str, list[float]]:
+        """``text`` with each of its quantities changed (right to left, offsets stay valid),
+        among the values its ``column`` prints when ``values="column"``."""
         gold = self.gold_numbers(ctx)
         changes: list[float] = []
-        for token in reversed([t for t in find_numbers(text) if t.is_quantity]):
+        tokens = [t for t in find_numbers(text) if t.is_quantity]
+        for index in reversed(range(len(tokens))):
+            token = tokens[index]
 
             def forbidden(magnitude: Decimal, token=token) -> bool:
                 return bool(gold) and would_print(
                     gold, magnitude, token.multiplier, token.kind == "percent"
                 )
 
-            rewrite = wrong_quantity(
-                token, ctx.rng, self.config["low"], self.config["high"], forbidden
-            )
+            rewrite = None
+            if self.config["values"] == "column":
+                neighbours = _neighbours(column, index, token)
+                rewrite = plausible_quantity(
+                    token, ctx.rng, neighbours, self.config["high"], forbidden
+                )
+            if rewrite is None:
+                rewrite = wrong_quantity(
+                    token, ctx.rng, self.config["low"], self.config["high"], forbidden
+                )
             if rewrite is None:
                 continue
             text = text[: token.start] + rewrite.text + text[token.end :]
@@ -199,7 +239,12 @@ class CounterfactualDistractorRows(NumericPageTransform):
                 continue
             text = cell.text
             if j in numeric or cell.is_numeric:
-                text, moved = self._false_value(cell.text, ctx)
+                column = [
+                    other.text
+                    for i, other in enumerate(table.column_cells(j))
+                    if other is not None and i != row and i >= table.header_rows
+                ]
+                text, moved = self._false_value(cell.text, column, ctx)
                 changes += moved
                 align, growth = "right", min(1.5, _room(cell, present, leftwards=True))
             else:

@@ -14,7 +14,7 @@ Years move by whole years instead (1 to 5), since "2015" +-20% is not a year.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -114,6 +114,53 @@ def wrong_quantity(
         for candidate in (original + steps * unit, original - steps * unit):
             if allowed(candidate):
                 return result(candidate, False)
+    return None
+
+
+#: A value drawn among its neighbours differs from the printed one by at least this share.
+MIN_NEIGHBOUR_CHANGE = 0.01
+
+
+def plausible_quantity(
+    token: NumericToken,
+    rng: np.random.Generator,
+    neighbours: Sequence[float],
+    high: float = 0.5,
+    forbidden: Callable[[Decimal], bool] | None = None,
+) -> Rewrite | None:
+    """A wrong value for an amount or percent that lies among ``neighbours`` (the other
+    magnitudes of its table column): between the smallest and the largest of them, at
+    most ``high`` away from the printed value and at least :data:`MIN_NEIGHBOUR_CHANGE`,
+    in the token's format. A false table row whose values fall outside what its columns
+    print is spotted for what it is. None when the neighbours leave no such value (fewer
+    than two, or all on one side too close): the caller falls back to
+    :func:`wrong_quantity`.
+    """
+    digits = printed_digits(token)
+    if digits is None or not token.is_quantity or len(neighbours) < 2:
+        return None
+    original = Decimal(digits.replace(",", ""))
+    if original <= 0:
+        return None
+    unit = _unit(digits)
+    floor = max(min(neighbours), float(original) * (1 - high))
+    ceiling = min(max(neighbours), float(original) * (1 + high))
+    if ceiling <= floor:
+        return None
+    for _ in range(_DRAWS):
+        candidate = Decimal(repr(rng.uniform(floor, ceiling))).quantize(unit, ROUND_HALF_UP)
+        change = float((candidate - original) / original)
+        if candidate <= 0 or abs(change) < MIN_NEIGHBOUR_CHANGE:
+            continue
+        if token.kind == "percent" and original <= 100 and candidate > 100:
+            continue
+        if forbidden and forbidden(candidate):
+            continue
+        sign = -1.0 if token.negative else 1.0
+        new_digits = format_digits(candidate, digits)
+        return Rewrite(
+            _replace_digits(token, digits, new_digits), sign * float(candidate), change, True
+        )
     return None
 
 

@@ -8,7 +8,9 @@ the table moves and the table stays within the page.
 * **text layer**: the block is cut from a private copy of the page (everything outside it
   redacted, so only its own text comes along), redacted from the page, and shown again at
   its new place as a form XObject: its text stays text, its rules and shading stay vector.
-  The new row's cells are inserted as real text in the template row's style.
+  A cell the new row repeats (the label) is shown again as printed, from a copy of the
+  page holding only that cell's text: same font, weight and kerning. The new values are
+  inserted as real text in the template row's style.
 * **pixels**: the page is rendered once, the block's pixels are moved (or resized), the
   gap is filled with the template row's background and the new cells are drawn in the
   font matched to the template row; the edited band goes back as one opaque image.
@@ -112,6 +114,9 @@ def insert_row_text_layer(page: pymupdf.Page, insert: RowInsert) -> dict[str, ob
         line_art=pymupdf.PDF_REDACT_LINE_ART_NONE,
     )
     template = _template_band(insert)
+    repeated = [cell for cell in insert.cells if _repeats(cell)]
+    changed = [cell for cell in insert.cells if not _repeats(cell)]
+    labels = [_cell_alone(page, cell) for cell in repeated]
     bare = pymupdf.open()
     bare.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
     _remove_text(bare[0], template)
@@ -124,20 +129,58 @@ def insert_row_text_layer(page: pymupdf.Page, insert: RowInsert) -> dict[str, ob
     page.show_pdf_page(gap, bare, 0, clip=template, keep_proportion=False)
     source.close()
     bare.close()
+    # The gap's fill and the moved block are drawn after the page's content: the new row
+    # goes after them, or they would cover it.
+    copied = []
+    for cell, (alone, clip) in zip(repeated, labels, strict=True):
+        down = cell.rect[1] - (cell.style_rect or cell.rect)[1]
+        there = pymupdf.Rect(clip.x0, clip.y0 + down, clip.x1, clip.y1 + down)
+        page.show_pdf_page(there, alone, 0, clip=clip)
+        alone.close()
+        copied.append({"copied": cell.text, "from": [round(v, 2) for v in clip]})
     moved = [
         dataclasses.replace(
             style, baseline=None if style.baseline is None else style.baseline + shift
         )
-        for style in styles
+        for cell, style in zip(insert.cells, styles, strict=True)
+        if not _repeats(cell)
     ]
-    # The gap's fill and the moved block are drawn after the page's content: the new row
-    # goes after them, or they would cover it.
-    written = write_text_edits(page, insert.cells, moved, at_end=True)
+    written = write_text_edits(page, changed, moved, at_end=True)
     return {
         "block": [round(v, 2) for v in block],
         "target": [round(v, 2) for v in target],
-        "written": written,
+        "written": copied + written,
     }
+
+
+def _repeats(cell: TextEdit) -> bool:
+    """Whether the new row prints ``cell`` exactly as its template row does."""
+    return cell.style_rect is not None and cell.text == (cell.like or cell.text)
+
+
+def _cell_alone(page: pymupdf.Page, cell: TextEdit) -> tuple[pymupdf.Document, pymupdf.Rect]:
+    """A copy of ``page`` whose only text is the template cell of ``cell``, and the
+    clip that shows it (padded a point: no glyph of the cell is cut)."""
+    x0, y0, x1, y1 = cell.style_rect
+    clip = pymupdf.Rect(x0 - 1, y0 - 1, x1 + 1, y1 + 1)
+    alone = pymupdf.open()
+    alone.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+    copy = alone[0]
+    outside = [
+        pymupdf.Rect(copy.rect.x0, copy.rect.y0, copy.rect.x1, clip.y0),
+        pymupdf.Rect(copy.rect.x0, clip.y1, copy.rect.x1, copy.rect.y1),
+        pymupdf.Rect(copy.rect.x0, clip.y0, clip.x0, clip.y1),
+        pymupdf.Rect(clip.x1, clip.y0, copy.rect.x1, clip.y1),
+    ]
+    for rect in outside:
+        if not rect.is_empty:
+            copy.add_redact_annot(rect, fill=False, cross_out=False)
+    copy.apply_redactions(
+        images=pymupdf.PDF_REDACT_IMAGE_NONE,
+        graphics=pymupdf.PDF_REDACT_LINE_ART_NONE,
+        text=pymupdf.PDF_REDACT_TEXT_REMOVE,
+    )
+    return alone, clip
 
 
 def _template_band(insert: RowInsert) -> pymupdf.Rect:

@@ -73,6 +73,25 @@ SIBLING_LINES = 6
 _NAME = re.compile(r"\b[A-Z][A-Za-z&'-]+(?:\s+[A-Z][A-Za-z&'-]+){0,3}\b")
 
 
+#: A question that points at one figure, table or page of the document ("according to
+#: the chart on page 14", "in the images on page 1", "the title of the diagram on page 9"):
+#: it asks what that place shows, which a companion's other value does not contradict.
+_POINTS_AT = re.compile(
+    r"\b(?:chart|graph|figure|fig\.|image|images|picture|photo|photos|diagram|map|table|"
+    r"slide|infographic|illustration)s?\b[^?.]{0,40}?\b(?:on|at|of)\s+(?:the\s+\w+\s+of\s+)?"
+    r"(?:page|slide)\s+\d+|\baccording\s+to\s+the\s+(?:chart|graph|figure|table|map|"
+    r"diagram|image|picture|infographic)\b",
+    re.IGNORECASE,
+)
+
+
+def points_at_a_figure(question: str) -> str | None:
+    """The words by which ``question`` asks what one figure, table or page shows (None when
+    it asks about the quantity itself)."""
+    match = _POINTS_AT.search(question)
+    return match.group() if match else None
+
+
 #: The longest answer a note can deny outright ("... it is not <answer>.").
 MAX_DENIED = 60
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...model import EVIDENCE
 from ...qc.leak import answer_items
-from ...rewrites.caption import caption_candidates
+from ...rewrites.caption import caption_candidates, points_at_a_figure
 from ...rewrites.offline import Candidate
 from ...routing.scoring import NEEDS_ANSWER
 from ..base import TransformContext
@@ -25,12 +25,15 @@ class ContradictoryCaption(RewriteTransform):
         " quantity (a conflict, never a correction): the gold number moved 20-50% in its own"
         " format, a year moved 1-5 years, a date 1-14 months, another line of the gold's list"
         " or column, or a one-item text answer ruled out. Not applicable to answers of"
-        " another shape."
+        " another shape, nor to a document question asking what one figure, table or page"
+        " shows ('according to the chart on page 14')."
     )
     intensity_doc = "100 * share of the question's characters that changed."
 
     def candidates(self, ctx: TransformContext) -> list[Candidate]:
         sample = ctx.sample
+        if sample.document is not None and points_at_a_figure(sample.question):
+            return []  # see no_candidate_reason
         return caption_candidates(
             sample.question, sample.answer, sample.answer_format, _evidence_texts(ctx), ctx.rng
         )
@@ -45,6 +48,12 @@ class ContradictoryCaption(RewriteTransform):
         answer = ctx.sample.answer.strip()
         if not answer:
             return "the gold answer is empty, so there is nothing to contradict"
+        pointed = points_at_a_figure(ctx.sample.question)
+        if ctx.sample.document is not None and pointed:
+            return (
+                f"the question points the reader at one place of the document ({pointed!r}):"
+                " what the reader sees there outweighs a companion's other value"
+            )
         items = answer_items(answer, ctx.sample.answer_format)
         if len(items) > 1:
             return (

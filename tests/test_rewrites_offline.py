@@ -155,6 +155,16 @@ def test_a_caption_contradicts_a_numeric_answer_in_its_format() -> None:
         assert candidate.text.startswith("What was the revenue in FY2021? ")
 
 
+@pytest.mark.parametrize(("answer", "printed"), [("1375500.00", r"\d{3},\d{3}"), ("12.0", r"\d+")])
+def test_a_caption_prints_a_bare_gold_number_as_a_document_would(answer, printed) -> None:
+    """A dataset's float format ("1375500.00" for a count in thousands) is no way to print
+    it: the false value gets separators and no zero decimals, as the report would."""
+    question = "What did memberships contribute in FY2015? Answer in thousands."
+    for candidate in caption_candidates(question, answer, "Float", [], np.random.default_rng(5)):
+        (token,) = [t for t in find_numbers(candidate.appended) if t.is_quantity]
+        assert re.fullmatch(printed, token.text), candidate.appended
+
+
 def test_a_caption_starts_a_sentence_of_its_own() -> None:
     candidates = caption_candidates(
         "what is the advertising expense in FY 2015? Answer in millions",

@@ -119,6 +119,7 @@ def _wrong_value(item: str, question: str, rng: np.random.Generator) -> tuple[st
         match = pattern.match(text)
         if match:
             return _moved_date(match, pattern is _YEAR_MONTH, rng), "date"
+    item = _as_printed(item)
     tokens = [t for t in find_numbers(item) if t.is_quantity or t.kind == "year"]
     if len(tokens) != 1:
         return None
@@ -134,6 +135,23 @@ def _wrong_value(item: str, question: str, rng: np.random.Generator) -> tuple[st
     if rewrite is None:
         return None
     return item[: token.start] + rewrite.text + item[token.end :], "number"
+
+
+_BARE_NUMBER = re.compile(r"^(?P<whole>\d+)(?:\.(?P<decimals>\d+))?$")
+
+
+def _as_printed(item: str) -> str:
+    """A bare gold number as a document prints it: "1375500.00" (a dataset's float
+    format) is "1,375,500", so its wrong twin reads "933,628", not "933628.03"."""
+    match = _BARE_NUMBER.match(item.strip())
+    if match is None:
+        return item
+    whole, decimals = match["whole"], match["decimals"] or ""
+    if decimals.strip("0") == "":
+        decimals = ""
+    if len(whole) >= 5:
+        whole = f"{int(whole):,}"
+    return whole + (f".{decimals}" if decimals else "")
 
 
 def _moved_date(match: re.Match[str], iso: bool, rng: np.random.Generator) -> str:

@@ -224,6 +224,24 @@ def test_temporal_drift_moves_every_year_outside_the_document(
         assert stripped == [question[: m.start] for m in old_years[:1]]
 
 
+def test_temporal_drift_does_not_move_back_into_a_trend_series(tmp_path: Path) -> None:
+    """A survey report on 2006-2014 whose chart axis names 2000, 2002 and 2004: 2003 sits
+    inside its series, whatever the period its prose reports on; 2015-2017 does not."""
+    core = " ".join(f"In {year} and again in {year} we asked." for year in range(2006, 2015))
+    pdf = make_pdf(
+        tmp_path / "survey.pdf", [(core * 3, "Adults online: 2000 2002 2004 2006 2008 2010")]
+    )
+    question = "How many adults were surveyed from July 18 to September 30, 2013?"
+    sample = doc_sample(pdf, (1,), question=question)
+    inputs = SampleInputs(sample)
+    for seed in range(8):
+        output = run_transform(transform("temporal_drift"), sample, inputs, run_seed=seed)
+        (moved,) = find_years(output.question)
+        assert 2015 <= moved.year <= 2017, output.question
+    with pytest.raises(NotApplicable, match="seldom mentions"):
+        run_transform(transform("temporal_drift", direction="before"), sample, inputs, 0)
+
+
 def test_the_period_a_document_covers_is_the_years_it_mentions_often() -> None:
     """A 2015 annual report: its five-year table and its outlook, not a 2025 maturity, the
     1997 IPO or the 1934 Act."""

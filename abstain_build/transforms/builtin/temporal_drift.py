@@ -25,6 +25,11 @@ _COUNT_OF_DEEDS = re.compile(
 )
 
 
+#: Moving back, the new years and this many before them must be mentioned nowhere: a
+#: report whose text names 2000, 2002 and 2004 (a trend chart's axis) has data for 2003
+#: even when it reports on 2006-2014.
+EARLIER_SERIES = 3
+
 #: A relative clause after a noun ("the city where"), not a question word ("which was").
 _RELATIVE = re.compile(r"\b[a-z]+\s+(?:where|which|that|who|whose|whom)\b", re.IGNORECASE)
 
@@ -57,7 +62,9 @@ class TemporalDrift(QuestionTransform):
     description = (
         "Shift the question's years / fiscal years (and quarters with them) just past the"
         " period the document reports on (the run of years its text mentions often), 1 to 3"
-        " years before or after it, onto years it seldom mentions, keeping their notation"
+        " years before or after it, onto years it seldom mentions (back in time: onto years"
+        " it never mentions, with none of the 3 years before them either, so no trend"
+        " series reaches them), keeping their notation"
         " (FY15, 2015). Not applicable to questions whose shifted form has an answer (the"
         " first or latest of something, a count of things done in a year)."
     )
@@ -72,7 +79,8 @@ class TemporalDrift(QuestionTransform):
 
     def _shifts(self, covered: Coverage, asked: list[int], direction: str) -> list[int]:
         """Shifts moving every asked year just past the period, ``min_gap`` to ``max_gap``
-        years beyond it, onto years the document seldom mentions."""
+        years beyond it, onto years the document seldom mentions; back in time, onto years
+        it never mentions, nor the :data:`EARLIER_SERIES` years before them."""
         low = self.config["min_gap"]
         high = max(low, self.config["max_gap"])
         out = []
@@ -81,8 +89,16 @@ class TemporalDrift(QuestionTransform):
                 shift = covered.last + gap - min(asked)
             else:
                 shift = covered.first - gap - max(asked)
-            if not any(covered.covers(year + shift) for year in asked):
-                out.append(shift)
+            moved = [year + shift for year in asked]
+            if any(covered.covers(year) for year in moved):
+                continue
+            if direction == "before" and any(
+                covered.counts.get(year - back, 0)
+                for year in moved
+                for back in range(EARLIER_SERIES + 1)
+            ):
+                continue
+            out.append(shift)
         return out
 
     def plan(self, ctx: TransformContext) -> Plan:

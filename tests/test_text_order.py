@@ -134,3 +134,34 @@ def test_shared_10k_sentence_reads_with_its_new_values():
     edit_text_layer(page, [TextEdit(rect=b, text=t) for b, t in zip(boxes, news, strict=True)])
     text = " ".join(page.get_text().split())
     assert "operating leases was $41.2 million , $19.3 million and $27.9 million" in text
+
+
+def test_a_value_whose_neighbour_is_drawn_inside_a_clip_is_still_drawn():
+    """Tagged tables (Pew's among them) clip each cell to its own box: text spliced after
+    the cell to its left would be clipped away, so it goes where nothing clips it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=100)
+    page.insert_font(fontname="helv")
+    cells = []
+    for x, value in ((40, "86"), (160, "73")):
+        cells += [
+            "q",
+            f"{x - 5} 40 90 20 re W n",
+            "BT",
+            "/helv 10 Tf",
+            f"1 0 0 1 {x} 46 Tm",
+            f"({value}) Tj",
+            "ET",
+            "Q",
+        ]
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, "\n".join(cells).encode())
+    page.set_contents(xref)
+    box = _word_box(page, "73")
+    out = edit_text_layer(page, [TextEdit(rect=box, text="41")])
+    (written,) = [item["written"] for item in out if "written" in item]
+    assert written["stream"] == "end"
+    assert [w[4] for w in page.get_text("words")] == ["86", "41"]
+    ink = _pixels(page)[int(box[1]) : int(box[3]) + 1, int(box[0]) : int(box[2]) + 1]
+    assert ink.min() < 100  # printed, not only in the text layer

@@ -486,6 +486,7 @@ def insert_in_reading_order(
     forms: dict = {}
     edited = {top.xref: top}
     places = []
+    spliced: list[tuple[_Stream, int, bytes, bytes, bytes]] = []
     for item in items:
         found = None if at_end else neighbour(glyphs, item.rect)
         located = _locate(page, top, found[0], forms) if found else None
@@ -500,17 +501,46 @@ def insert_in_reading_order(
                 position, close, reopen = _split_after(page, stream, unit, found[0], item.rect)
             elif place == "after":
                 position = unit.end + 1
-        snippet = close + _snippet(page, item, stream.ctm(position)) + reopen
-        stream.splices.setdefault(position, []).append(snippet)
+        drawing = _snippet(page, item, stream.ctm(position))
+        stream.splices.setdefault(position, []).append(close + drawing + reopen)
         stream.fonts.add(item.fontname)
         edited[stream.xref] = stream
         places.append(place)
+        spliced.append((stream, position, close, drawing, reopen))
+    _write(doc, edited, top, fonts)
+    # A neighbour drawn inside a clip (a table cell clipped to its own box) clips the new
+    # text too: what is not drawn where it was spliced goes after everything else.
+    hidden = [n for n, item in enumerate(items) if places[n] != "end" and not _shows(page, item)]
+    for n in hidden:
+        stream, position, close, drawing, reopen = spliced[n]
+        stream.splices[position].remove(close + drawing + reopen)
+        stream.splices[position].append(close + reopen)
+        end = len(top.instructions)
+        top.splices.setdefault(end, []).append(_snippet(page, items[n], top.ctm(end)))
+        places[n] = "end"
+    if hidden:
+        _write(doc, edited, top, fonts)
+    return places
+
+
+def _write(doc: pymupdf.Document, edited: dict, top: _Stream, fonts: dict) -> None:
     for stream in edited.values():
         if stream is not top:
             for name in stream.fonts:
                 _add_font(doc, stream.owner, name, fonts[name])
         doc.update_stream(stream.xref, _spliced(stream))
-    return places
+
+
+def _shows(page: pymupdf.Page, item: PlacedText) -> bool:
+    """Whether ``item``'s text is drawn (not clipped away) where it was placed."""
+    x0, y0, x1, y1 = item.rect
+    box = pymupdf.Rect(min(x0, item.origin[0]) - 1, y0 - 1, x1 + 1, y1 + 1)
+    drawn = "".join(
+        g.char
+        for g in sorted(_glyphs(page, box), key=lambda g: g.origin[0])
+        if abs(g.origin[1] - item.origin[1]) < 1.0
+    )
+    return "".join(item.text.split()) in drawn
 
 
 def _spliced(stream: _Stream) -> bytes:

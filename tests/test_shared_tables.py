@@ -164,3 +164,18 @@ def test_a_false_row_is_no_counterpart_while_another_page_mentions_the_true_valu
     gate = reread(transform, sample, inputs, output, "document")
     assert gate is not None and not gate.passed
     assert {m.page for m in gate.found} == {18}
+
+
+def test_corruption_leaves_a_value_that_merely_rounds_the_answer_in_another_table(
+    shared_data: Path,
+) -> None:
+    """Page 8 prints the gold 56.82 beside "Self-Ask" and, in the error table on its left,
+    "57%": made wrong, that cell was damage to another table, and its disagreeing with the
+    rewritten 56.82 was taken for a contradiction. It stays; the item is answer-changed."""
+    sample = paper_sample(shared_data)
+    transform = get_registry().get("corrupt_numeric_tokens")()
+    output = run_transform(transform, sample, SampleInputs(sample), run_seed=7)
+    assert [(t.old, t.page) for t in output.record.edits.tokens] == [("56.82", 8)]
+    with pymupdf.open(stream=output.pdf, filetype="pdf") as document:
+        assert "57%" in document[7].get_text()
+    assert output.plan.new_answer not in (None, "56.8")

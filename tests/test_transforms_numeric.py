@@ -332,10 +332,13 @@ def test_a_gold_printed_once_becomes_an_answer_changed_item(tmp_path: Path) -> N
             "Operating costs were $17.9 million and headcount reached 310 people.",
         ],
     )
+    for seed in range(6):
+        # Smaller, never larger: a part grown past its whole ("advertising" above the
+        # marketing it is part of) would contradict the new answer.
+        new = run("corrupt_numeric_tokens", sample, seed=seed).plan.new_answer
+        assert new is not None and 0.5 * 41.2 <= float(new) <= 0.8 * 41.2 + 1e-9, (seed, new)
     output = run("corrupt_numeric_tokens", sample)
     new = output.plan.new_answer
-    assert new is not None and new != "41.2"
-    assert 0.5 * 41.2 <= float(new) <= 1.5 * 41.2
     after = page_text(output.pdf, 1)
     assert f"${new} million" in after and "41.2" not in after
     assert "Northwind revenue in 2019" in after  # the printing's label stays

@@ -36,7 +36,7 @@ from ..functional.number_rewrite import Rewrite, wrong_quantity, wrong_year
 from ..functional.numbers import find_numbers
 from ..functional.page_numbers import PageNumber, rewrite_edit, same_line
 from ..functional.text_edits import TextEdit
-from ..numeric_pages import NumericPageTransform, rounded
+from ..numeric_pages import NumericPageTransform, overlaps_any, rounded
 from ..params import Param, ParamError
 from ..registry import register_transform
 
@@ -135,10 +135,17 @@ class CorruptNumericTokens(NumericPageTransform):
         return token.kind in YEAR_KINDS and self.corrupt_years(ctx)
 
     def rewrite(
-        self, number: PageNumber, ctx: TransformContext, taken: tuple[str, ...] = ()
+        self,
+        number: PageNumber,
+        ctx: TransformContext,
+        taken: tuple[str, ...] = (),
+        first: bool = False,
     ) -> Rewrite | None:
         """A wrong value for ``number``: never the gold, nor (for another printing of the
-        gold) a value restating one already given, so two printings disagree."""
+        gold) a value restating one already given, so two printings disagree. The first
+        printing of the gold only gets smaller: printed once, it becomes the new answer,
+        and a part grown past its whole ("advertising" above the marketing it is part of,
+        a share above its total) would contradict it."""
         token = number.placed.token
         gold = self.gold_numbers(ctx)
         avoid = [*gold, *(i for text in taken for i in gold_items(text) if i.kind != "text")]
@@ -153,7 +160,9 @@ class CorruptNumericTokens(NumericPageTransform):
                 avoid, magnitude, token.multiplier, token.kind == "percent"
             )
 
-        return wrong_quantity(token, ctx.rng, self.config["low"], self.config["high"], forbidden)
+        return wrong_quantity(
+            token, ctx.rng, self.config["low"], self.config["high"], forbidden, downward=first
+        )
 
     def plan_page(
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
@@ -163,6 +172,13 @@ class CorruptNumericTokens(NumericPageTransform):
             return 0.0
         source, numbers, words = read
         chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx, number)
+        chosen, aside = self.set_aside_coincidences(chosen, number, ctx)
+        if aside:
+            plan.notes.append(
+                f"page {number}: left {', '.join(repr(n.text) for n in aside)} as printed:"
+                " it rounds the answer but is not where a reader finds it"
+            )
+            gold -= len(aside)
         edits: list[TextEdit] = []
         changes: list[float] = []
         out_of_range = 0
@@ -171,7 +187,8 @@ class CorruptNumericTokens(NumericPageTransform):
         for item in chosen:
             prints = self.states_gold(item.rect, item.placed.token.text, number, ctx)
             taken = tuple(p.answer for p in printings if p.answer) if prints else ()
-            rewrite = self.rewrite(item, ctx, taken) if item.rewritable else None
+            first = prints and not printings
+            rewrite = self.rewrite(item, ctx, taken, first) if item.rewritable else None
             if rewrite is None:
                 # Misread by OCR (or nothing to rewrite): erased rather than left readable.
                 unsure += 1
@@ -232,6 +249,21 @@ class CorruptNumericTokens(NumericPageTransform):
         if not changes:
             return 0.0
         return len(changes) / len(numbers) * (sum(changes) / len(changes))
+
+    def set_aside_coincidences(
+        self, chosen: list[PageNumber], number: int, ctx: TransformContext
+    ) -> tuple[list[PageNumber], list[PageNumber]]:
+        """``chosen`` split into the values to corrupt and the printings of the answer a
+        reader would not point at (``EvidenceMap.best_statements``): "57%" in an error
+        table of a page whose "56.82" beside "Self-Ask" is the asked value. Made wrong, such
+        a value is damage to another table, and its disagreeing with the true printing
+        is no contradiction about the asked quantity."""
+        every = self.gold_spans(number, ctx)
+        best = self.gold_spans(number, ctx, best=True)
+        aside = [
+            n for n in chosen if overlaps_any(n.rect, every) and not overlaps_any(n.rect, best)
+        ]
+        return [n for n in chosen if n not in aside], aside
 
     def restate(self, item: PageNumber, new_text: str, ctx: TransformContext) -> str | None:
         """The answer as the rewritten printing ``item`` now states it (None: unknown)."""

@@ -75,11 +75,13 @@ def wrong_quantity(
     low: float = 0.2,
     high: float = 0.5,
     forbidden: Callable[[Decimal], bool] | None = None,
+    downward: bool = False,
 ) -> Rewrite | None:
     """A wrong value for an amount, percent or multiple, in the token's format.
 
     ``forbidden(magnitude)`` rejects printed magnitudes the caller must not produce (the
-    gold answer printed elsewhere). Returns None for tokens without digits.
+    gold answer printed elsewhere); ``downward`` draws smaller values only. Returns None
+    for tokens without digits.
     """
     digits = printed_digits(token)
     if digits is None or not token.is_quantity:
@@ -104,7 +106,7 @@ def wrong_quantity(
 
     if original > 0:
         for _ in range(_DRAWS):
-            step = rng.uniform(low, high) * (1 if rng.random() < 0.5 else -1)
+            step = rng.uniform(low, high) * (1 if rng.random() < 0.5 and not downward else -1)
             candidate = (original * Decimal(repr(1 + step))).quantize(unit, ROUND_HALF_UP)
             change = abs((candidate - original) / original)
             if allowed(candidate) and low - 1e-9 <= float(change) <= high + 1e-9:

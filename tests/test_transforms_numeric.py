@@ -445,6 +445,38 @@ def test_printings_made_to_disagree_are_no_counterpart_while_the_answer_can_be_w
         run("corrupt_numeric_tokens", sample)
 
 
+@needs_ocr
+@pytest.mark.parametrize(("answer", "changed"), [("41", False), ("310", True)])
+def test_an_answer_changed_share_read_from_a_picture_is_refused(
+    tmp_path: Path, answer: str, changed: bool
+) -> None:
+    """A slide's pie read by OCR: the other slices' labels (white on colour) may be unread,
+    and would still add up to the original, so a share is not given a new value there. A
+    count on the same picture is."""
+    source = pymupdf.open()
+    text_page = source.new_page(width=400, height=160)
+    text_page.insert_text((40, 60), "Do not go online: 41%", fontsize=20)
+    text_page.insert_text((40, 110), "Adults surveyed: 310", fontsize=20)
+    picture = text_page.get_pixmap(dpi=200).tobytes("png")
+    document = pymupdf.open()
+    document.new_page(width=400, height=160).insert_image(
+        pymupdf.Rect(0, 0, 400, 160), stream=picture
+    )
+    path = tmp_path / "slide.pdf"
+    document.save(path)
+    question = (
+        "What is the percentage of people who do not go online?"
+        if answer == "41"
+        else "How many adults were surveyed?"
+    )
+    sample = _page_one_sample(path, question, answer)
+    if changed:
+        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, answer)
+        return
+    with pytest.raises(NotApplicable, match="share read from a picture"):
+        run("corrupt_numeric_tokens", sample)
+
+
 def test_an_answer_computed_from_corrupted_values_is_not_applicable(tmp_path: Path) -> None:
     sample = _statement_pdf(
         tmp_path / "derived.pdf",

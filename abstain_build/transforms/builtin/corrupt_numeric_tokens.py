@@ -279,7 +279,18 @@ class CorruptNumericTokens(NumericPageTransform):
                 " number, and erasing its words is the removal transforms' edit"
             )
         plan = super().plan(ctx)
-        refuse_recoverable(plan, ctx, settle_answer(plan, len(self.gold_numbers(ctx))))
+        outcome = settle_answer(plan, len(self.gold_numbers(ctx)))
+        if outcome == CHANGED and any(
+            r.kind == "rewrite" and r.role == "percent" and r.detector != "text_layer"
+            for r in plan.edits.regions
+        ):
+            raise NotApplicable(
+                "the answer is a share read from a picture: the other parts of its whole"
+                " (a pie's slices, white on colour) may be printed where OCR cannot read"
+                " them, and would still add up to the original, so a new value cannot be"
+                " shown to stand"
+            )
+        refuse_recoverable(plan, ctx, outcome)
         return plan
 
 

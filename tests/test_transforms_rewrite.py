@@ -7,11 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pymupdf
 import pytest
 
 from abstain_build.loaders import open_source
 from abstain_build.media.inputs import SampleInputs
-from abstain_build.model import Sample, SourceInfo
+from abstain_build.model import DocumentRef, Sample, SourceInfo
 from abstain_build.pipeline.apply import run_transform
 from abstain_build.rewrites.gates import gates_passed, run_gates
 from abstain_build.rewrites.slots import PLACEHOLDER
@@ -115,6 +116,48 @@ def test_no_caption_where_the_question_points_at_one_figure_of_the_document(
         run_transform(
             get_registry().get("contradictory_caption")(), pointed, SampleInputs(pointed), 7
         )
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "captioned"),
+    [
+        ("How many steps are needed to customise the Down button?", "2", False),
+        ("How many adults did the survey reach?", "1526", True),
+    ],
+)
+def test_no_caption_for_a_count_the_reader_makes(
+    tmp_path: Path, question: str, answer: str, captioned: bool
+) -> None:
+    """Two numbered steps are counted, not read: a note giving another count is
+    outweighed by the reader's own. A count the document prints is contradicted."""
+    document = pymupdf.open()
+    page = document.new_page()
+    lines = [
+        "Customising the Down button",
+        "Press the Up button to open the app list, then go to Settings.",
+        "Select an app and customise the function of the Down button.",
+        "The survey reached 1,526 adults across the country.",
+    ]
+    for index, line in enumerate(lines):
+        page.insert_text((72, 100 + 24 * index), line, fontsize=11)
+    path = tmp_path / "guide.pdf"
+    document.save(path)
+    sample = Sample(
+        id="guide",
+        source=INFO,
+        question=question,
+        answer=answer,
+        answer_format="Int",
+        document=DocumentRef(path=path, doc_id=path.name),
+        evidence_pages=(1,),
+    )
+    transform = get_registry().get("contradictory_caption")()
+    if captioned:
+        output = run_transform(transform, sample, SampleInputs(sample), 7)
+        assert output.question.startswith(question)
+        return
+    with pytest.raises(NotApplicable, match="count the reader makes"):
+        run_transform(transform, sample, SampleInputs(sample), 7)
 
 
 @pytest.mark.parametrize(

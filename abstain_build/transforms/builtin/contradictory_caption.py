@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ...model import EVIDENCE
 from ...qc.leak import answer_items
 from ...rewrites.caption import caption_candidates, points_at_a_figure
@@ -26,13 +28,16 @@ class ContradictoryCaption(RewriteTransform):
         " format, a year moved 1-5 years, a date 1-14 months, another line of the gold's list"
         " or column, or a one-item text answer ruled out. Not applicable to answers of"
         " another shape, nor to a document question asking what one figure, table or page"
-        " shows ('according to the chart on page 14')."
+        " shows ('according to the chart on page 14'), nor to a 'how many' question whose"
+        " count no page prints (the reader counts for themselves)."
     )
     intensity_doc = "100 * share of the question's characters that changed."
 
     def candidates(self, ctx: TransformContext) -> list[Candidate]:
         sample = ctx.sample
-        if sample.document is not None and points_at_a_figure(sample.question):
+        if sample.document is not None and (
+            points_at_a_figure(sample.question) or _counted_by_the_reader(ctx)
+        ):
             return []  # see no_candidate_reason
         return caption_candidates(
             sample.question, sample.answer, sample.answer_format, _evidence_texts(ctx), ctx.rng
@@ -54,6 +59,12 @@ class ContradictoryCaption(RewriteTransform):
                 f"the question points the reader at one place of the document ({pointed!r}):"
                 " what the reader sees there outweighs a companion's other value"
             )
+        if ctx.sample.document is not None and _counted_by_the_reader(ctx):
+            return (
+                "the answer is a count the reader makes of what the document shows (it is"
+                " printed nowhere): a companion's other count does not outweigh the reader's"
+                " own"
+            )
         items = answer_items(answer, ctx.sample.answer_format)
         if len(items) > 1:
             return (
@@ -66,6 +77,15 @@ class ContradictoryCaption(RewriteTransform):
             " evidence pages names something of its kind, and it is not a one-item text short"
             " enough to rule out"
         )
+
+
+_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
+
+
+def _counted_by_the_reader(ctx: TransformContext) -> bool:
+    """A "how many" question whose answer no page prints: the reader counts (the tables,
+    the steps, the people in a photo) and trusts that count over any note."""
+    return bool(_HOW_MANY.search(ctx.sample.question)) and not ctx.evidence().statements()
 
 
 def _evidence_texts(ctx: TransformContext) -> list[str]:

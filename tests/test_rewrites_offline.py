@@ -9,7 +9,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from abstain_build.rewrites.caption import caption_candidates, contradictable, sibling_names
+from abstain_build.rewrites.caption import (
+    caption_candidates,
+    contradictable,
+    genre_of,
+    sibling_names,
+)
 from abstain_build.rewrites.offline import GENERATORS, template_count
 from abstain_build.rewrites.slots import PLACEHOLDER, parse_question
 from abstain_build.transforms.functional.numbers import find_numbers
@@ -243,3 +248,16 @@ def test_a_list_of_values_gets_no_caption() -> None:
     )
     assert not contradictable("['64.4', '62.5', '62.2']", "List")
     assert contradictable("64.4", "Float")
+
+
+def test_a_caption_names_the_document_by_its_kind() -> None:
+    """A watch manual has no "authors' summary of this report", and slides are not
+    presented with a presentation."""
+    question = "How long does the battery last? Answer in days."
+    guide = caption_candidates(question, "14", "Int", [], np.random.default_rng(2), "guide")
+    assert guide and all("report" not in c.appended for c in guide)
+    assert any("this guide" in c.appended or "guide's" in c.appended for c in guide)
+    talk = caption_candidates(question, "14", "Int", [], np.random.default_rng(2), "presentation")
+    assert talk and not any("slides" in c.appended for c in talk)
+    assert genre_of("Guidebook") == "guide" and genre_of("Financial report") == "report"
+    assert genre_of(None) == "report"

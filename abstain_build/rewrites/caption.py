@@ -219,15 +219,39 @@ def ended(question: str) -> str:
     return base if not base or base[-1] in ".?!:)\"'”" else base + "."
 
 
+#: What the notes call the document, by its kind (MMLongBench-Doc's ``doc_type``): a
+#: watch manual has no "authors' summary of this report".
+GENRES = {
+    "academic paper": "paper",
+    "guidebook": "guide",
+    "tutorial/workshop": "presentation",
+    "brochure": "brochure",
+    "administration/industry file": "document",
+}
+#: Notes that make no sense for a kind of document.
+_UNFIT = {"presentation": {"slides"}}
+
+
+def genre_of(doc_type: object) -> str:
+    """The word the notes use for a document of kind ``doc_type`` ("report" by default)."""
+    return GENRES.get(str(doc_type or "").strip().lower(), "report")
+
+
+def _in_genre(note: str, genre: str) -> str:
+    return note.replace("this report", f"this {genre}").replace("report's", f"{genre}'s")
+
+
 def caption_candidates(
     question: str,
     answer: str,
     answer_format: str | None,
     evidence_texts: Sequence[str],
     rng: np.random.Generator,
+    genre: str = "report",
 ) -> list[Candidate]:
     """Notes contradicting the gold answer with a value of its type, each appended to the
-    question (none when no such value can be made: SPEC section 7)."""
+    question (none when no such value can be made: SPEC section 7); ``genre`` is what the
+    notes call the document (:func:`genre_of`)."""
     items = answer_items(answer, answer_format)
     if len(items) != 1:
         return []  # one note cannot contradict a list of values (see contradictable)
@@ -246,6 +270,10 @@ def caption_candidates(
         denied = " ".join(target.split()).rstrip(".?!:;")
         if len(items) == 1 and 0 < len(denied) <= MAX_DENIED:
             claims += [(tid, template.format(gold=denied)) for tid, template in NEGATIONS]
+    unfit = _UNFIT.get(genre, set())
+    claims = [
+        (tid, _in_genre(note, genre)) for tid, note in claims if tid.split("_")[-1] not in unfit
+    ]
     order = rng.permutation(len(claims))
     base = ended(question)
     return [

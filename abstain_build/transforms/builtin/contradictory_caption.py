@@ -6,7 +6,7 @@ import re
 
 from ...model import EVIDENCE
 from ...qc.leak import answer_items
-from ...rewrites.caption import caption_candidates, points_at_a_figure
+from ...rewrites.caption import caption_candidates, genre_of, points_at_a_figure
 from ...rewrites.offline import Candidate
 from ...routing.scoring import NEEDS_ANSWER
 from ..base import TransformContext
@@ -40,7 +40,12 @@ class ContradictoryCaption(RewriteTransform):
         ):
             return []  # see no_candidate_reason
         return caption_candidates(
-            sample.question, sample.answer, sample.answer_format, _evidence_texts(ctx), ctx.rng
+            sample.question,
+            sample.answer,
+            sample.answer_format,
+            _evidence_texts(ctx),
+            ctx.rng,
+            genre_of(sample.metadata.get("doc_type")),
         )
 
     def model_inputs(self, ctx: TransformContext) -> tuple[list[bytes], str]:

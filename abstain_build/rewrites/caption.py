@@ -51,7 +51,7 @@ NOTES: dict[str, tuple[tuple[str, str], ...]] = {
 #: A text answer no other name of its kind can replace is ruled out by a companion too.
 NEGATIONS = (
     ("summary_not", "Note: the summary published with this report rules out {gold}."),
-    ("press_not", "Note: the report's press release says this is not {gold}."),
+    ("press_not", "Note: the report's press release rules out {gold}."),
 )
 #: Year-month dates ("2009-07") and month-year dates ("July 2009").
 _YEAR_MONTH = re.compile(r"^(?P<year>(?:19|20)\d{2})-(?P<month>0[1-9]|1[0-2])$")
@@ -226,7 +226,6 @@ GENRES = {
     "guidebook": "guide",
     "tutorial/workshop": "presentation",
     "brochure": "brochure",
-    "administration/industry file": "document",
 }
 #: Notes that make no sense for a kind of document.
 _UNFIT = {"presentation": {"slides"}}

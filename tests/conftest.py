@@ -69,6 +69,21 @@ def make_pdf(
     return path
 
 
+def page_one_sample(path: Path, question: str, answer: str, answer_format: str = "Float"):
+    """A sample asking ``question`` of the PDF at ``path``, its evidence on page 1."""
+    from abstain_build.model import DocumentRef, Sample, SourceInfo
+
+    return Sample(
+        id=path.stem,
+        source=SourceInfo("test", "test", "test.jsonl", 0),
+        question=question,
+        answer=answer,
+        answer_format=answer_format,
+        document=DocumentRef(path=path, doc_id=path.name),
+        evidence_pages=(1,),
+    )
+
+
 def write_jsonl(path: Path, records: list[Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [r if isinstance(r, str) else json.dumps(r) for r in records]

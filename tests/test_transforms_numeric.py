@@ -25,7 +25,7 @@ from abstain_build.transforms.functional.number_rewrite import wrong_quantity, w
 from abstain_build.transforms.functional.numbers import find_numbers
 from abstain_build.transforms.functional.text_edits import pdf_style
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, page_one_sample
 
 needs_ocr = pytest.mark.skipif(not ocr_available(), reason="Tesseract is not installed")
 INFO = SourceInfo("test", "test", "test.jsonl", 0)
@@ -306,21 +306,8 @@ def _statement_pdf(path: Path, lines: list[str]) -> Sample:
     for index, line in enumerate(lines):
         page.insert_text((72, 100 + 24 * index), line, fontsize=11)
     document.save(path)
-    return _page_one_sample(
+    return page_one_sample(
         path, "What was Northwind's revenue in 2019? Answer in millions of dollars.", "41.2"
-    )
-
-
-def _page_one_sample(path: Path, question: str, answer: str) -> Sample:
-    """A sample asking ``question`` of the one-page PDF at ``path``."""
-    return Sample(
-        id=path.stem,
-        source=INFO,
-        question=question,
-        answer=answer,
-        answer_format="Float",
-        document=DocumentRef(path=path, doc_id=path.name),
-        evidence_pages=(1,),
     )
 
 
@@ -352,7 +339,7 @@ def _pages_pdf(path: Path, pages: list[list[str]], question: str, answer: str) -
         for index, line in enumerate(lines):
             page.insert_text((72, 100 + 24 * index), line, fontsize=11)
     document.save(path)
-    return _page_one_sample(path, question, answer)
+    return page_one_sample(path, question, answer)
 
 
 WORKING_CAPITAL = "What is the working capital in FY2015? Answer in thousands."
@@ -469,7 +456,7 @@ def test_an_answer_changed_share_read_from_a_picture_is_refused(
         if answer == "41"
         else "How many adults were surveyed?"
     )
-    sample = _page_one_sample(path, question, answer)
+    sample = page_one_sample(path, question, answer)
     if changed:
         assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, answer)
         return
@@ -633,7 +620,7 @@ def _ruled_table(path: Path, picture: bool = False) -> Sample:
     page.draw_line((72, top), (412, top), width=0.6)
     page.draw_line((72, bottom), (412, bottom), width=0.6)
     document.save(path)
-    return _page_one_sample(
+    return page_one_sample(
         path, "What was the Retail segment's revenue in 2019? Answer in millions.", "41.2"
     )
 
@@ -670,7 +657,7 @@ def test_a_merge_needs_the_answer_in_a_table_column(tmp_path: Path) -> None:
     page.insert_text((72, 200), "Northwind revenue was $88.8 million, up from the year before.")
     path = tmp_path / "table.pdf"
     document.save(path)
-    sample = _page_one_sample(path, "What was Northwind's revenue? Answer in millions.", "88.8")
+    sample = page_one_sample(path, "What was Northwind's revenue? Answer in millions.", "88.8")
     with pytest.raises(NotApplicable, match="not printed in a table column"):
         run_transform(
             get_registry().get("column_merge_ambiguity")(), sample, SampleInputs(sample), 0

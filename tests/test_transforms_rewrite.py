@@ -12,14 +12,14 @@ import pytest
 
 from abstain_build.loaders import open_source
 from abstain_build.media.inputs import SampleInputs
-from abstain_build.model import DocumentRef, Sample, SourceInfo
+from abstain_build.model import Sample, SourceInfo
 from abstain_build.pipeline.apply import run_transform
 from abstain_build.rewrites.gates import gates_passed, run_gates
 from abstain_build.rewrites.slots import PLACEHOLDER
 from abstain_build.transforms import NotApplicable, TransformContext, get_registry
 from abstain_build.transforms.functional.numbers import find_numbers
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, page_one_sample
 
 MMMU = (
     "image_question_mismatch",
@@ -142,15 +142,7 @@ def test_no_caption_for_a_count_the_reader_makes(
         page.insert_text((72, 100 + 24 * index), line, fontsize=11)
     path = tmp_path / "guide.pdf"
     document.save(path)
-    sample = Sample(
-        id="guide",
-        source=INFO,
-        question=question,
-        answer=answer,
-        answer_format="Int",
-        document=DocumentRef(path=path, doc_id=path.name),
-        evidence_pages=(1,),
-    )
+    sample = page_one_sample(path, question, answer, "Int")
     transform = get_registry().get("contradictory_caption")()
     if captioned:
         output = run_transform(transform, sample, SampleInputs(sample), 7)

@@ -98,18 +98,11 @@ def insert_row_text_layer(page: pymupdf.Page, insert: RowInsert) -> dict[str, ob
         0
     ]
     block = pymupdf.Rect(insert.block)
-    source = pymupdf.open()
-    source.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+    source = _page_copy(page)
     cut = source[0]
-    outside = [
-        pymupdf.Rect(cut.rect.x0, cut.rect.y0, cut.rect.x1, block.y0),
-        pymupdf.Rect(cut.rect.x0, block.y1, cut.rect.x1, cut.rect.y1),
-        pymupdf.Rect(cut.rect.x0, block.y0, block.x0, block.y1),
-        pymupdf.Rect(block.x1, block.y0, cut.rect.x1, block.y1),
-    ]
     redact_rects(
         cut,
-        [r for r in outside if not r.is_empty],
+        _around(cut.rect, block),
         fill=WHITE,
         line_art=pymupdf.PDF_REDACT_LINE_ART_NONE,
     )
@@ -117,8 +110,7 @@ def insert_row_text_layer(page: pymupdf.Page, insert: RowInsert) -> dict[str, ob
     repeated = [cell for cell in insert.cells if _repeats(cell)]
     changed = [cell for cell in insert.cells if not _repeats(cell)]
     labels = [_cell_alone(page, cell) for cell in repeated]
-    bare = pymupdf.open()
-    bare.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+    bare = _page_copy(page)
     _remove_text(bare[0], template)
     target = pymupdf.Rect(insert.target)
     redact_rects(page, [block | target], fill=gap_fill)
@@ -163,24 +155,27 @@ def _cell_alone(page: pymupdf.Page, cell: TextEdit) -> tuple[pymupdf.Document, p
     clip that shows it (padded a point: no glyph of the cell is cut)."""
     x0, y0, x1, y1 = cell.style_rect
     clip = pymupdf.Rect(x0 - 1, y0 - 1, x1 + 1, y1 + 1)
-    alone = pymupdf.open()
-    alone.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
-    copy = alone[0]
-    outside = [
-        pymupdf.Rect(copy.rect.x0, copy.rect.y0, copy.rect.x1, clip.y0),
-        pymupdf.Rect(copy.rect.x0, clip.y1, copy.rect.x1, copy.rect.y1),
-        pymupdf.Rect(copy.rect.x0, clip.y0, clip.x0, clip.y1),
-        pymupdf.Rect(clip.x1, clip.y0, copy.rect.x1, clip.y1),
-    ]
-    for rect in outside:
-        if not rect.is_empty:
-            copy.add_redact_annot(rect, fill=False, cross_out=False)
-    copy.apply_redactions(
-        images=pymupdf.PDF_REDACT_IMAGE_NONE,
-        graphics=pymupdf.PDF_REDACT_LINE_ART_NONE,
-        text=pymupdf.PDF_REDACT_TEXT_REMOVE,
-    )
+    alone = _page_copy(page)
+    _remove_text(alone[0], *_around(alone[0].rect, clip))
     return alone, clip
+
+
+def _page_copy(page: pymupdf.Page) -> pymupdf.Document:
+    """A private one-page copy of ``page`` to cut pieces from."""
+    copy = pymupdf.open()
+    copy.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+    return copy
+
+
+def _around(page_rect: pymupdf.Rect, box: pymupdf.Rect) -> list[pymupdf.Rect]:
+    """The page outside ``box``, as the (non-empty) bands above, below, left and right."""
+    bands = [
+        pymupdf.Rect(page_rect.x0, page_rect.y0, page_rect.x1, box.y0),
+        pymupdf.Rect(page_rect.x0, box.y1, page_rect.x1, page_rect.y1),
+        pymupdf.Rect(page_rect.x0, box.y0, box.x0, box.y1),
+        pymupdf.Rect(box.x1, box.y0, page_rect.x1, box.y1),
+    ]
+    return [band for band in bands if not band.is_empty]
 
 
 def _template_band(insert: RowInsert) -> pymupdf.Rect:
@@ -192,9 +187,10 @@ def _template_band(insert: RowInsert) -> pymupdf.Rect:
     return pymupdf.Rect(insert.block[0], centre - half, insert.block[2], centre + half)
 
 
-def _remove_text(page: pymupdf.Page, rect: pymupdf.Rect) -> None:
-    """Take the text out of ``rect`` on ``page``; its drawings and images stay."""
-    page.add_redact_annot(rect, fill=False, cross_out=False)
+def _remove_text(page: pymupdf.Page, *rects: pymupdf.Rect) -> None:
+    """Take the text out of ``rects`` on ``page``; its drawings and images stay."""
+    for rect in rects:
+        page.add_redact_annot(rect, fill=False, cross_out=False)
     page.apply_redactions(
         images=pymupdf.PDF_REDACT_IMAGE_NONE,
         graphics=pymupdf.PDF_REDACT_LINE_ART_NONE,

@@ -33,6 +33,10 @@ def _page(*texts: str) -> PageReadings:
         ("3362", ("3,062", "301"), None),
         ("1862", ("1861", "1"), None),  # a year and a footnote marker add up by chance
         ("150", ("100", "50"), None),  # three digits: anything adds up to them
+        ("253.3", ("133.2", "120.1"), ("133.2", "+", "120.1")),
+        ("253.3", ("11", "$242.3"), None),  # printed unlike: a note marker and an amount
+        ("1375500", ("1,334", "$41.5"), None),  # ... and not thousands of either
+        ("8000", ("19%", "11%"), None),  # shares are no thousands
     ],
 )
 def test_a_gold_is_computed_from_two_values_only_when_it_is_no_chance(

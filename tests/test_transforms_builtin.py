@@ -162,6 +162,30 @@ def test_hide_evidence_page_drops_the_half_with_the_answer(tmp_path: Path) -> No
                 assert "4,321" not in open_pdf(output.pdf, "x")[0].get_text()
 
 
+@pytest.mark.parametrize(("acres", "hidden"), [("344,000", False), ("512,000", True)])
+def test_hide_evidence_page_is_refused_where_what_is_left_still_works_the_answer_out(
+    tmp_path: Path, acres: str, hidden: bool
+) -> None:
+    """The county's area hidden on page 1 is still 344,000 acres on page 2: 538 square
+    miles at 640 acres to the mile. Another acreage gives nothing back."""
+    pdf = make_pdf(
+        tmp_path / "county.pdf",
+        [
+            ("The county covers 538 square miles of prairie.", "Its soil is loam."),
+            (f"The county holds roughly {acres} acres of farmland.", "Rivers run east."),
+        ],
+    )
+    question = "How many square miles does the county cover?"
+    sample = doc_sample(pdf, (1,), question=question, answer="538")
+    hide = transform("hide_evidence_page")
+    if hidden:
+        output = run_transform(hide, sample, SampleInputs(sample), run_seed=0)
+        assert output.record.edits.pages_hidden or output.record.edits.pages_cropped
+        return
+    with pytest.raises(NotApplicable, match=r"worked out .* 344,000 acres = 538 square miles"):
+        run_transform(hide, sample, SampleInputs(sample), run_seed=0)
+
+
 def test_rendered_png_matches_the_perturbed_pdf(four_page_pdf: Path) -> None:
     sample = doc_sample(four_page_pdf, (2, 3))
     output = run_transform(

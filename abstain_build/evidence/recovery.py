@@ -130,9 +130,24 @@ def left_mentions(emap: EvidenceMap, edited: Mapping[int, Sequence[Box]]) -> lis
     return out
 
 
-def _values(page: PageReadings, skip: Sequence[Box]) -> list[tuple[Decimal, str, Box]]:
-    """(magnitude, printed text, box) of each quantity the page prints, read
-    from its text layer when it has one, else from every channel."""
+@dataclass(frozen=True)
+class _Printed:
+    """A quantity a page prints: its magnitude, how it is printed (precision, percent or
+    not: two operands of one computation are printed alike), its text and its box."""
+
+    value: Decimal
+    quantum: Decimal
+    percent: bool
+    text: str
+    box: Box
+
+    def alike(self, other: _Printed) -> bool:
+        return (self.quantum, self.percent) == (other.quantum, other.percent)
+
+
+def _values(page: PageReadings, skip: Sequence[Box]) -> list[_Printed]:
+    """Each quantity the page prints, read from its text layer when it has one, else
+    from every channel."""
     readings = [r for r in page.readings if r.channel == TEXT_LAYER] or page.readings
     out = []
     for reading in readings:
@@ -142,7 +157,8 @@ def _values(page: PageReadings, skip: Sequence[Box]) -> list[tuple[Decimal, str,
             for token in find_numbers(word.text):
                 value = token_value(token) if token.is_quantity else None
                 if value is not None and significant(*value) >= MIN_OPERAND_DIGITS:
-                    out.append((value[0], token.text, word.bbox))
+                    percent = token.kind == "percent"
+                    out.append(_Printed(*value, percent, token.text, word.bbox))
     return out
 
 
@@ -151,22 +167,26 @@ def computed_pair(
 ) -> tuple[str, str, str] | None:
     """Two values printed on ``page`` whose sum or difference is ``item`` exactly, in the
     gold's own unit or a table's thousands or millions: (first, sign, second), else None.
-    Exactly: a gold of four significant digits or more is met by chance almost never."""
+    Exactly, and printed alike (the same decimals; both percents or neither, and percents
+    not scaled): a gold of four significant digits or more is then met by chance almost
+    never, where "11 + $242.3" and "1,334 + $41.5" met 253.3 and 1,375,500."""
     if item.kind != "number" or item.number is None or item.quantum is None:
         return None
     if item.digits < MIN_COMPUTED_DIGITS:
         return None
     values = _values(page, skip)
-    by_value: dict[Decimal, list[tuple[str, Box]]] = {}
-    for value, text, box in values:
-        by_value.setdefault(value, []).append((text, box))
+    by_value: dict[Decimal, list[_Printed]] = {}
+    for printed in values:
+        by_value.setdefault(printed.value, []).append(printed)
     for shift in unit_shifts(item, False):
         target = item.number * shift
-        for value, text, box in values:
-            for other, sign in ((value - target, "-"), (target - value, "+")):
-                for other_text, other_box in by_value.get(other, []):
-                    if other_box != box:
-                        return text, sign, other_text
+        for first in values:
+            if first.percent and shift != 1:
+                continue
+            for other, sign in ((first.value - target, "-"), (target - first.value, "+")):
+                for second in by_value.get(other, []):
+                    if second.box != first.box and second.alike(first):
+                        return first.text, sign, second.text
     return None
 
 

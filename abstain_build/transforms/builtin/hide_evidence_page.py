@@ -8,6 +8,7 @@ import math
 import pymupdf
 
 from ...evidence.map import EvidenceMap
+from ...evidence.recovery import recoveries
 from ...evidence.statements import TO_REMOVE
 from ...model import EVIDENCE, PageCrop, Plan, Region
 from ...routing.features import Features
@@ -144,6 +145,7 @@ class HideEvidencePage(DocumentTransform):
                 seal_related_page(number, plan, page.rect, emap.evidence(number))
         cropped = len(pages) - len(hidden)
         plan.intensity = 100.0 * (len(hidden) + cropped / 2) / len(pages)
+        refuse_worked_out(plan, ctx)
         return plan
 
     @staticmethod
@@ -193,3 +195,23 @@ class HideEvidencePage(DocumentTransform):
             blank_page(document[number - 1])
         for crop in plan.edits.pages_cropped:
             crop_to_half(document[crop.page - 1], crop.kept)
+
+
+#: The regions of a plan that take what they cover away.
+_REMOVED = ("page_hidden", "crop_removed", "mask")
+
+
+def refuse_worked_out(plan: Plan, ctx: TransformContext) -> None:
+    """Not applicable when what is left still gives the answer by a step a reader takes
+    (:mod:`...evidence.recovery`): two values that sum to it, the other slices of its
+    whole, or the gold in another unit ("344,000 acres" on p15 for 538 square miles)."""
+    removed: dict[int, list[tuple[float, float, float, float]]] = {}
+    for region in plan.edits.regions:
+        if region.kind in _REMOVED and region.page is not None:
+            removed.setdefault(region.page, []).append(tuple(region.bbox))
+    found = [
+        r for r in recoveries(ctx.evidence(), removed, ctx.sample.question) if r.how != "mention"
+    ]
+    if found:
+        shown = "; ".join(r.describe() for r in found[:3])
+        raise NotApplicable(f"the answer can still be worked out from what is left: {shown}")

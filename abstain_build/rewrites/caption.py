@@ -73,21 +73,25 @@ SIBLING_LINES = 6
 _NAME = re.compile(r"\b[A-Z][A-Za-z&'-]+(?:\s+[A-Z][A-Za-z&'-]+){0,3}\b")
 
 
-#: A question that points at one figure, table or page of the document ("according to
-#: the chart on page 14", "in the images on page 1", "the title of the diagram on page 9"):
-#: it asks what that place shows, which a companion's other value does not contradict.
+#: A question that points the reader into the document: at one figure, table or page
+#: ("according to the chart on page 14", "in the images on page 1", "the title of the
+#: diagram on page 9"), or at the document itself ("according to the document", "in the
+#: paper"). It asks what the document shows, which a companion's other value does not
+#: contradict.
 _POINTS_AT = re.compile(
     r"\b(?:chart|graph|figure|fig\.|image|images|picture|photo|photos|diagram|map|table|"
     r"slide|infographic|illustration)s?\b[^?.]{0,40}?\b(?:on|at|of)\s+(?:the\s+\w+\s+of\s+)?"
     r"(?:page|slide)\s+\d+|\baccording\s+to\s+the\s+(?:chart|graph|figure|table|map|"
-    r"diagram|image|picture|infographic)\b",
+    r"diagram|image|picture|infographic)\b|\b(?:according\s+to|(?:as\s+)?(?:stated|mentioned"
+    r"|reported|shown|described|given)\s+(?:in|by)|in)\s+(?:this|the)\s+(?:document|report|"
+    r"paper|article|text|guide|guidebook|manual|slides|presentation|brochure|file)\b",
     re.IGNORECASE,
 )
 
 
-def points_at_a_figure(question: str) -> str | None:
-    """The words by which ``question`` asks what one figure, table or page shows (None when
-    it asks about the quantity itself)."""
+def points_into_the_document(question: str) -> str | None:
+    """The words by which ``question`` asks what the document, or one figure, table or
+    page of it, shows (None when it asks about the quantity itself)."""
     match = _POINTS_AT.search(question)
     return match.group() if match else None
 

@@ -6,7 +6,7 @@ import re
 
 from ...model import EVIDENCE
 from ...qc.leak import answer_items
-from ...rewrites.caption import caption_candidates, genre_of, points_at_a_figure
+from ...rewrites.caption import caption_candidates, genre_of, points_into_the_document
 from ...rewrites.offline import Candidate
 from ...routing.scoring import NEEDS_ANSWER
 from ..base import TransformContext
@@ -27,8 +27,9 @@ class ContradictoryCaption(RewriteTransform):
         " quantity (a conflict, never a correction): the gold number moved 20-50% in its own"
         " format, a year moved 1-5 years, a date 1-14 months, another line of the gold's list"
         " or column, or a one-item text answer ruled out. Not applicable to answers of"
-        " another shape, nor to a document question asking what one figure, table or page"
-        " shows ('according to the chart on page 14'), nor to a 'how many' question whose"
+        " another shape, nor to a document question asking what the document or one of its"
+        " figures, tables or pages shows ('according to the chart on page 14', 'according"
+        " to the document'), nor to a 'how many' question whose"
         " count no page prints (the reader counts for themselves)."
     )
     intensity_doc = "100 * share of the question's characters that changed."
@@ -36,7 +37,7 @@ class ContradictoryCaption(RewriteTransform):
     def candidates(self, ctx: TransformContext) -> list[Candidate]:
         sample = ctx.sample
         if sample.document is not None and (
-            points_at_a_figure(sample.question) or _counted_by_the_reader(ctx)
+            points_into_the_document(sample.question) or _counted_by_the_reader(ctx)
         ):
             return []  # see no_candidate_reason
         return caption_candidates(
@@ -58,10 +59,10 @@ class ContradictoryCaption(RewriteTransform):
         answer = ctx.sample.answer.strip()
         if not answer:
             return "the gold answer is empty, so there is nothing to contradict"
-        pointed = points_at_a_figure(ctx.sample.question)
+        pointed = points_into_the_document(ctx.sample.question)
         if ctx.sample.document is not None and pointed:
             return (
-                f"the question points the reader at one place of the document ({pointed!r}):"
+                f"the question points the reader into the document ({pointed!r}):"
                 " what the reader sees there outweighs a companion's other value"
             )
         if ctx.sample.document is not None and _counted_by_the_reader(ctx):

@@ -46,6 +46,25 @@ def test_a_gold_is_computed_from_two_values_only_when_it_is_no_chance(
     assert computed_pair(_page(*printed), item) == expected
 
 
+@pytest.mark.parametrize(
+    ("boxes", "found"),
+    [
+        (((300, 100, 340, 112), (300, 300, 340, 312)), True),  # one column, right-aligned
+        (((100, 200, 140, 212), (300, 201, 344, 213)), True),  # one row
+        (((100, 100, 140, 112), (300, 300, 344, 312)), False),  # neither: chance
+    ],
+)
+def test_a_computed_pair_is_two_values_set_out_together(boxes, found: bool) -> None:
+    """936,220 (a 2014 profit) - 285,432 (a change in costs) is 650,788, an expense the
+    same 10-K prints elsewhere: a page of hundreds of numbers meets any gold by chance."""
+    words = tuple(
+        Word(text, box, source=TEXT_LAYER)
+        for text, box in zip(("936,220", "285,432"), boxes, strict=True)
+    )
+    page = PageReadings(page=1, readings=[Reading(1, TEXT_LAYER, words)], has_text_layer=True)
+    assert (computed_pair(page, gold_items("650788")[0]) is not None) is found
+
+
 def _placed(*words: tuple[str, float]) -> PageReadings:
     """A 600-point page printing each text at its height."""
     placed = tuple(Word(text, (72.0, y, 100.0, y + 10), source=TEXT_LAYER) for text, y in words)

@@ -351,19 +351,21 @@ def test_an_answer_changed_item_is_refused_where_another_page_computes_the_origi
 ) -> None:
     # A 10-K prints working capital in its selected data, and its balance sheet prints the
     # two totals it is the difference of: a new working capital is contradicted there.
-    sample = _pages_pdf(
-        tmp_path / "capital.pdf",
-        [
-            ["Selected consolidated financial data (in thousands)", "Working capital  1,902,216"],
-            [
-                "Consolidated balance sheets (in thousands)",
-                "Total current assets  5,431,840",
-                f"Total current liabilities  {liabilities}",
-            ],
-        ],
-        WORKING_CAPITAL,
-        "1902216",
-    )
+    path = tmp_path / "capital.pdf"
+    document = pymupdf.open()
+    page = document.new_page()
+    page.insert_text((72, 100), "Selected consolidated financial data (in thousands)")
+    page.insert_text((72, 124), "Working capital  1,902,216")
+    sheet = document.new_page()
+    sheet.insert_text((72, 100), "Consolidated balance sheets (in thousands)")
+    rows = [("Total current assets", "5,431,840"), ("Total current liabilities", liabilities)]
+    for index, (label, value) in enumerate(rows):
+        y = 124 + 24 * index
+        sheet.insert_text((72, y), label)
+        # the balance sheet's column of values, right-aligned
+        sheet.insert_text((400 - pymupdf.get_text_length(value, fontsize=11), y), value)
+    document.save(path)
+    sample = page_one_sample(path, WORKING_CAPITAL, "1902216")
     if changed:
         assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, "1902216")
         return

@@ -13,7 +13,9 @@ still gives the old one. Two things do, and the evidence map's statements see ne
   capital, rewritten in the selected financial data, is still total current assets minus
   total current liabilities on the balance sheet. Only golds of
   :data:`MIN_COMPUTED_DIGITS` significant digits or more are checked, from values of
-  :data:`MIN_OPERAND_DIGITS` or more: small numbers add up to anything by chance.
+  :data:`MIN_OPERAND_DIGITS` or more, printed alike and on one row or in one column:
+  small numbers add up to anything by chance, and so do two from anywhere on a page of
+  hundreds.
 
 * the other parts of a whole: a pie's slices, or "59% go online" beside "41% do not",
   add up to 100% with the gold. Rewrite one and the slices no longer do, and 100 minus
@@ -38,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from ..textregions.words import Box, centre_inside
+from ..textregions.words import Box, centre_inside, share_a_line
 from ..transforms.functional.numbers import find_numbers
 from .anchors import stem
 from .forms import GoldItem, significant, token_value, unit_shifts
@@ -51,6 +53,9 @@ MIN_COMPUTED_DIGITS = 4
 #: ... and each of the two values this many: 1861 + 1 is a year and a footnote.
 MIN_OPERAND_DIGITS = 2
 
+
+#: Two operands stand in one column when their edges or centres are this close (points).
+COLUMN_SLACK = 3.0
 
 #: At most this many other percents are taken for the parts of a whole with the gold...
 MAX_PARTS = 10
@@ -144,6 +149,15 @@ class _Printed:
     def alike(self, other: _Printed) -> bool:
         return (self.quantum, self.percent) == (other.quantum, other.percent)
 
+    def aligned(self, other: _Printed) -> bool:
+        """On one row, or in one column (left edges, right edges or centres within
+        :data:`COLUMN_SLACK`): the two operands a table sets out to be worked with."""
+        if share_a_line(self.box, other.box):
+            return True
+        a, b = self.box, other.box
+        edges = (a[0] - b[0], a[2] - b[2], (a[0] + a[2] - b[0] - b[2]) / 2)
+        return min(abs(e) for e in edges) <= COLUMN_SLACK
+
 
 def _values(page: PageReadings, skip: Sequence[Box]) -> list[_Printed]:
     """Each quantity the page prints, read from its text layer when it has one, else
@@ -167,9 +181,11 @@ def computed_pair(
 ) -> tuple[str, str, str] | None:
     """Two values printed on ``page`` whose sum or difference is ``item`` exactly, in the
     gold's own unit or a table's thousands or millions: (first, sign, second), else None.
-    Exactly, and printed alike (the same decimals; both percents or neither, and percents
-    not scaled): a gold of four significant digits or more is then met by chance almost
-    never, where "11 + $242.3" and "1,334 + $41.5" met 253.3 and 1,375,500."""
+    Exactly, printed alike (the same decimals; both percents or neither, and percents
+    not scaled) and set out together (on one row or in one column): a 10-K page prints
+    enough numbers for some pair of them to meet any gold by chance ("936,220 - 285,432",
+    a 2014 profit and a change in costs, met a 650,788 expense), but seldom two of one row
+    or column."""
     if item.kind != "number" or item.number is None or item.quantum is None:
         return None
     if item.digits < MIN_COMPUTED_DIGITS:
@@ -185,7 +201,7 @@ def computed_pair(
                 continue
             for other, sign in ((first.value - target, "-"), (target - first.value, "+")):
                 for second in by_value.get(other, []):
-                    if second.box != first.box and second.alike(first):
+                    if second.box != first.box and second.alike(first) and second.aligned(first):
                         return first.text, sign, second.text
     return None
 

@@ -21,6 +21,7 @@ from ..seeding import derive_seed
 from ..transforms.base import (
     DocumentTransform,
     ImageTransform,
+    NotApplicable,
     QuestionTransform,
     Transform,
     TransformContext,
@@ -30,6 +31,7 @@ from ..transforms.functional.page_content import (
     normalised_page,
     sample_page_content,
 )
+from ..transforms.functional.pdf_edit import RedactionDamage
 
 if TYPE_CHECKING:
     from ..models import ModelClient
@@ -104,6 +106,8 @@ def run_transform(
         try:
             transform.apply(document, plan)
             output.pdf = save_pdf(document)
+        except RedactionDamage as damage:
+            raise NotApplicable(str(damage)) from damage
         finally:
             document.close()
         output.pages = list(sample.evidence_pages)

@@ -320,6 +320,9 @@ def redact_rects(
     fills = [fill] * len(clipped) if isinstance(fill[0], (int, float)) else list(fill)
     hidden = paths_hidden_under(page, clipped) if line_art else []
     _drop_annotations_over(page, clipped)
+    pristine = pymupdf.open()
+    pristine.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
+    kept = _words_outside(page, clipped)
     for rect, colour in zip(clipped, fills, strict=True):
         page.add_redact_annot(rect, fill=False if colour is None else colour, cross_out=False)
     page.apply_redactions(
@@ -327,9 +330,66 @@ def redact_rects(
         graphics=line_art,
         text=pymupdf.PDF_REDACT_TEXT_REMOVE,
     )
-    if hidden:
+    if _moved(kept, page.get_text("words")):
+        # MuPDF's redaction re-lays some text objects wrongly (labels shifted beside the
+        # removed values, "revenu2015s"): the page is shown as it should look instead.
+        if any(colour is None for colour in fills):
+            pristine.close()
+            raise RedactionDamage(
+                f"removing text on page {page.number + 1} would move words it does not"
+                " touch (a limitation of MuPDF's redaction with this PDF's text)"
+            )
+        if hidden:
+            flatten_regions(page, _merged(hidden))
+        cover_with_picture(page, pristine[0], clipped, fills)
+    elif hidden:
         flatten_regions(page, _merged(hidden))
+    pristine.close()
     return clipped
+
+
+class RedactionDamage(RuntimeError):
+    """A redaction would move text it does not cover, and the page cannot be shown as it
+    should look instead (a rectangle is to be left unpainted for what is drawn later)."""
+
+
+def _words_outside(page: pymupdf.Page, rects: Sequence[pymupdf.Rect]) -> list[tuple]:
+    """The page's words that no rectangle touches (a redaction leaves them as they are)."""
+    return [
+        w
+        for w in page.get_text("words")
+        if not any(pymupdf.Rect(w[:4]).intersects(r) for r in rects)
+    ]
+
+
+def _moved(kept: Sequence[tuple], words: Sequence[tuple], slack: float = 0.5) -> bool:
+    """Whether any of ``kept`` is no longer printed where it was."""
+    where: dict[str, list[tuple]] = {}
+    for word in words:
+        where.setdefault(word[4], []).append(word)
+    return any(
+        not any(
+            abs(o[0] - w[0]) <= slack and abs(o[1] - w[1]) <= slack for o in where.get(w[4], [])
+        )
+        for w in kept
+    )
+
+
+def cover_with_picture(
+    page: pymupdf.Page,
+    pristine: pymupdf.Page,
+    rects: Sequence[pymupdf.Rect],
+    fills: Sequence[tuple[float, ...]],
+    dpi: float = FLATTEN_DPI,
+) -> None:
+    """Cover ``page`` with a picture of ``pristine`` (the page before the redaction) with
+    ``rects`` painted ``fills``. The redacted content stays under it, so the text layer
+    keeps every word the rectangles did not touch (where MuPDF moved them, a little off
+    their place); what a reader sees is the page minus the rectangles."""
+    for rect, colour in zip(rects, fills, strict=True):
+        pristine.draw_rect(rect, color=None, fill=colour, overlay=True)
+    picture = pristine.get_pixmap(dpi=dpi, alpha=False, annots=False)
+    page.insert_image(page.rect, pixmap=picture, overlay=True)
 
 
 def render_region(

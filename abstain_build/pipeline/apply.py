@@ -21,7 +21,6 @@ from ..seeding import derive_seed
 from ..transforms.base import (
     DocumentTransform,
     ImageTransform,
-    NotApplicable,
     QuestionTransform,
     Transform,
     TransformContext,
@@ -31,7 +30,6 @@ from ..transforms.functional.page_content import (
     normalised_page,
     sample_page_content,
 )
-from ..transforms.functional.pdf_edit import RedactionDamage
 
 if TYPE_CHECKING:
     from ..models import ModelClient
@@ -106,8 +104,6 @@ def run_transform(
         try:
             transform.apply(document, plan)
             output.pdf = save_pdf(document)
-        except RedactionDamage as damage:
-            raise NotApplicable(str(damage)) from damage
         finally:
             document.close()
         output.pages = list(sample.evidence_pages)

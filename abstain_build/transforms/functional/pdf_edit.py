@@ -333,12 +333,6 @@ def redact_rects(
     if _moved(kept, page.get_text("words")):
         # MuPDF's redaction re-lays some text objects wrongly (labels shifted beside the
         # removed values, "revenu2015s"): the page is shown as it should look instead.
-        if any(colour is None for colour in fills):
-            pristine.close()
-            raise RedactionDamage(
-                f"removing text on page {page.number + 1} would move words it does not"
-                " touch (a limitation of MuPDF's redaction with this PDF's text)"
-            )
         if hidden:
             flatten_regions(page, _merged(hidden))
         cover_with_picture(page, pristine[0], clipped, fills)
@@ -346,11 +340,6 @@ def redact_rects(
         flatten_regions(page, _merged(hidden))
     pristine.close()
     return clipped
-
-
-class RedactionDamage(RuntimeError):
-    """A redaction would move text it does not cover, and the page cannot be shown as it
-    should look instead (a rectangle is to be left unpainted for what is drawn later)."""
 
 
 def _words_outside(page: pymupdf.Page, rects: Sequence[pymupdf.Rect]) -> list[tuple]:
@@ -379,17 +368,29 @@ def cover_with_picture(
     page: pymupdf.Page,
     pristine: pymupdf.Page,
     rects: Sequence[pymupdf.Rect],
-    fills: Sequence[tuple[float, ...]],
+    fills: Sequence[tuple[float, ...] | None],
     dpi: float = FLATTEN_DPI,
 ) -> None:
     """Cover ``page`` with a picture of ``pristine`` (the page before the redaction) with
-    ``rects`` painted ``fills``. The redacted content stays under it, so the text layer
-    keeps every word the rectangles did not touch (where MuPDF moved them, a little off
-    their place); what a reader sees is the page minus the rectangles."""
+    ``rects`` painted ``fills``; a rectangle without a fill is a hole in the picture, so
+    what is drawn there later (a rewritten value) shows. The redacted content stays under
+    the picture: the text layer keeps every word the rectangles did not touch (where MuPDF
+    moved one, a little off its place); what a reader sees is the page minus the
+    rectangles."""
     for rect, colour in zip(rects, fills, strict=True):
-        pristine.draw_rect(rect, color=None, fill=colour, overlay=True)
-    picture = pristine.get_pixmap(dpi=dpi, alpha=False, annots=False)
-    page.insert_image(page.rect, pixmap=picture, overlay=True)
+        if colour is not None:
+            pristine.draw_rect(rect, color=None, fill=colour, overlay=True)
+    pixmap = pristine.get_pixmap(dpi=dpi, alpha=False, annots=False)
+    rgb = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width, 3)
+    alpha = np.full(rgb.shape[:2], 255, np.uint8)
+    scale = dpi / 72
+    for rect, colour in zip(rects, fills, strict=True):
+        if colour is None:
+            x0, y0 = int(rect.x0 * scale), int(rect.y0 * scale)
+            x1, y1 = int(np.ceil(rect.x1 * scale)), int(np.ceil(rect.y1 * scale))
+            alpha[max(y0, 0) : y1, max(x0, 0) : x1] = 0
+    picture = np.dstack([rgb, alpha]) if (alpha == 0).any() else rgb
+    page.insert_image(page.rect, stream=encode_png(picture), overlay=True)
 
 
 def render_region(

@@ -330,12 +330,13 @@ def redact_rects(
         graphics=line_art,
         text=pymupdf.PDF_REDACT_TEXT_REMOVE,
     )
-    if _moved(kept, page.get_text("words")):
+    damaged = _damaged_bands(page, kept, _words_outside(page, clipped))
+    if damaged:
         # MuPDF's redaction re-lays some text objects wrongly (labels shifted beside the
-        # removed values, "revenu2015s"): the page is shown as it should look instead.
+        # removed values, "revenu2015s"): those lines are shown as they should look.
         if hidden:
             flatten_regions(page, _merged(hidden))
-        cover_with_picture(page, pristine[0], clipped, fills)
+        cover_with_picture(page, pristine[0], clipped, fills, damaged)
     elif hidden:
         flatten_regions(page, _merged(hidden))
     pristine.close()
@@ -351,17 +352,28 @@ def _words_outside(page: pymupdf.Page, rects: Sequence[pymupdf.Rect]) -> list[tu
     ]
 
 
-def _moved(kept: Sequence[tuple], words: Sequence[tuple], slack: float = 0.5) -> bool:
-    """Whether any of ``kept`` is no longer printed where it was."""
-    where: dict[str, list[tuple]] = {}
-    for word in words:
-        where.setdefault(word[4], []).append(word)
-    return any(
-        not any(
-            abs(o[0] - w[0]) <= slack and abs(o[1] - w[1]) <= slack for o in where.get(w[4], [])
-        )
-        for w in kept
-    )
+def _damaged_bands(
+    page: pymupdf.Page, before: Sequence[tuple], after: Sequence[tuple], slack: float = 0.5
+) -> list[pymupdf.Rect]:
+    """Full-width bands of the page over every word of ``before`` that is no longer printed
+    where it was, and every word of ``after`` printed where nothing was (merged; none when
+    the redaction left everything it did not cover in place)."""
+
+    def missing(words: Sequence[tuple], among: Sequence[tuple]) -> list[tuple]:
+        where: dict[str, list[tuple]] = {}
+        for word in among:
+            where.setdefault(word[4], []).append(word)
+        return [
+            w
+            for w in words
+            if not any(
+                abs(o[0] - w[0]) <= slack and abs(o[1] - w[1]) <= slack for o in where.get(w[4], [])
+            )
+        ]
+
+    boxes = [w[:4] for w in missing(before, after) + missing(after, before)]
+    bands = [pymupdf.Rect(page.rect.x0, y0 - 1, page.rect.x1, y1 + 1) for _, y0, _, y1 in boxes]
+    return [band & page.rect for band in _merged(bands)]
 
 
 def cover_with_picture(
@@ -369,28 +381,32 @@ def cover_with_picture(
     pristine: pymupdf.Page,
     rects: Sequence[pymupdf.Rect],
     fills: Sequence[tuple[float, ...] | None],
+    bands: Sequence[pymupdf.Rect] | None = None,
     dpi: float = FLATTEN_DPI,
 ) -> None:
-    """Cover ``page`` with a picture of ``pristine`` (the page before the redaction) with
-    ``rects`` painted ``fills``; a rectangle without a fill is a hole in the picture, so
-    what is drawn there later (a rewritten value) shows. The redacted content stays under
-    the picture: the text layer keeps every word the rectangles did not touch (where MuPDF
-    moved one, a little off its place); what a reader sees is the page minus the
-    rectangles."""
+    """Cover ``bands`` of ``page`` (all of it by default) with a picture of ``pristine``
+    (the page before the redaction) with ``rects`` painted ``fills``; a rectangle without
+    a fill is a hole in the picture, so what is drawn there later (a rewritten value)
+    shows. The redacted content stays under the picture: the text layer keeps every word
+    the rectangles did not touch (where MuPDF moved one, a little off its place); what a
+    reader sees is the page minus the rectangles."""
     for rect, colour in zip(rects, fills, strict=True):
         if colour is not None:
             pristine.draw_rect(rect, color=None, fill=colour, overlay=True)
-    pixmap = pristine.get_pixmap(dpi=dpi, alpha=False, annots=False)
-    rgb = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width, 3)
-    alpha = np.full(rgb.shape[:2], 255, np.uint8)
-    scale = dpi / 72
-    for rect, colour in zip(rects, fills, strict=True):
-        if colour is None:
-            x0, y0 = int(rect.x0 * scale), int(rect.y0 * scale)
-            x1, y1 = int(np.ceil(rect.x1 * scale)), int(np.ceil(rect.y1 * scale))
-            alpha[max(y0, 0) : y1, max(x0, 0) : x1] = 0
-    picture = np.dstack([rgb, alpha]) if (alpha == 0).any() else rgb
-    page.insert_image(page.rect, stream=encode_png(picture), overlay=True)
+    for band in bands if bands is not None else [page.rect]:
+        pixmap = pristine.get_pixmap(dpi=dpi, alpha=False, annots=False, clip=band)
+        rgb = np.frombuffer(pixmap.samples, np.uint8).reshape(pixmap.height, pixmap.width, 3)
+        alpha = np.full(rgb.shape[:2], 255, np.uint8)
+        scale_x, scale_y = pixmap.width / band.width, pixmap.height / band.height
+        for rect, colour in zip(rects, fills, strict=True):
+            hole = rect & band
+            if colour is None and not hole.is_empty:
+                x0, y0 = int((hole.x0 - band.x0) * scale_x), int((hole.y0 - band.y0) * scale_y)
+                x1 = int(np.ceil((hole.x1 - band.x0) * scale_x))
+                y1 = int(np.ceil((hole.y1 - band.y0) * scale_y))
+                alpha[y0:y1, x0:x1] = 0
+        picture = np.dstack([rgb, alpha]) if (alpha == 0).any() else rgb
+        page.insert_image(band, stream=encode_png(picture), overlay=True, keep_proportion=False)
 
 
 def render_region(

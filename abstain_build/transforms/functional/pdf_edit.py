@@ -345,11 +345,18 @@ def redact_rects(
 
 def _words_outside(page: pymupdf.Page, rects: Sequence[pymupdf.Rect]) -> list[tuple]:
     """The page's words that no rectangle touches (a redaction leaves them as they are)."""
-    return [
-        w
-        for w in page.get_text("words")
-        if not any(pymupdf.Rect(w[:4]).intersects(r) for r in rects)
-    ]
+    words = page.get_text("words")
+    if not words or not rects:
+        return list(words)
+    boxes = np.array([w[:4] for w in words], dtype=float)[:, None, :]
+    areas = np.array([tuple(r) for r in rects], dtype=float)[None, :, :]
+    touched = (
+        (boxes[..., 0] < areas[..., 2])
+        & (areas[..., 0] < boxes[..., 2])
+        & (boxes[..., 1] < areas[..., 3])
+        & (areas[..., 1] < boxes[..., 3])
+    ).any(axis=1)
+    return [w for w, hit in zip(words, touched, strict=True) if not hit]
 
 
 def _damaged_bands(

@@ -322,7 +322,9 @@ def redact_rects(
     _drop_annotations_over(page, clipped)
     pristine = pymupdf.open()
     pristine.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
-    kept = _words_outside(page, clipped)
+    words = page.get_text("words")
+    kept = _words_outside(words, clipped)
+    touched = [w[:4] for w in words if w not in kept]
     for rect, colour in zip(clipped, fills, strict=True):
         page.add_redact_annot(rect, fill=False if colour is None else colour, cross_out=False)
     page.apply_redactions(
@@ -330,7 +332,10 @@ def redact_rects(
         graphics=line_art,
         text=pymupdf.PDF_REDACT_TEXT_REMOVE,
     )
-    damaged = _damaged_bands(page, kept, _words_outside(page, clipped))
+    # What is left of a word a rectangle cut through is no word moved.
+    cut = [pymupdf.Rect(box) for box in touched]
+    after = _words_outside(_words_outside(page.get_text("words"), clipped), cut)
+    damaged = _damaged_bands(page, kept, after)
     if damaged:
         # MuPDF's redaction re-lays some text objects wrongly (labels shifted beside the
         # removed values, "revenu2015s"): those lines are shown as they should look.
@@ -343,9 +348,8 @@ def redact_rects(
     return clipped
 
 
-def _words_outside(page: pymupdf.Page, rects: Sequence[pymupdf.Rect]) -> list[tuple]:
-    """The page's words that no rectangle touches (a redaction leaves them as they are)."""
-    words = page.get_text("words")
+def _words_outside(words: Sequence[tuple], rects: Sequence[pymupdf.Rect]) -> list[tuple]:
+    """The ``words`` (PyMuPDF word tuples) that no rectangle touches."""
     if not words or not rects:
         return list(words)
     boxes = np.array([w[:4] for w in words], dtype=float)[:, None, :]

@@ -342,6 +342,16 @@ def _pages_pdf(path: Path, pages: list[list[str]], question: str, answer: str) -
     return page_one_sample(path, question, answer)
 
 
+def changed_or_refused(sample: Sample, gold: str, changed: bool, reason: str) -> None:
+    """The corrupted ``sample`` is an answer-changed item with a new answer (``changed``),
+    else not applicable for ``reason`` (a regular expression)."""
+    if changed:
+        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, gold)
+        return
+    with pytest.raises(NotApplicable, match=reason):
+        run("corrupt_numeric_tokens", sample)
+
+
 WORKING_CAPITAL = "What is the working capital in FY2015? Answer in thousands."
 
 
@@ -366,11 +376,7 @@ def test_an_answer_changed_item_is_refused_where_another_page_computes_the_origi
         sheet.insert_text((400 - pymupdf.get_text_length(value, fontsize=11), y), value)
     document.save(path)
     sample = page_one_sample(path, WORKING_CAPITAL, "1902216")
-    if changed:
-        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, "1902216")
-        return
-    with pytest.raises(NotApplicable, match="page 2: 5,431,840 - 3,529,624 = 1902216"):
-        run("corrupt_numeric_tokens", sample)
+    changed_or_refused(sample, "1902216", changed, "page 2: 5,431,840 - 3,529,624 = 1902216")
 
 
 @pytest.mark.parametrize(("aside", "changed"), [("population 150", False), ("founded 1884", True)])
@@ -389,11 +395,7 @@ def test_an_answer_changed_item_is_refused_where_another_page_mentions_the_origi
         " there in 2000?",
         "150",
     )
-    if changed:
-        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, "150")
-        return
-    with pytest.raises(NotApplicable, match="page 2: '150' beside 'population'"):
-        run("corrupt_numeric_tokens", sample)
+    changed_or_refused(sample, "150", changed, "page 2: '150' beside 'population'")
 
 
 def test_a_gold_printed_twice_is_made_to_disagree_with_itself(tmp_path: Path) -> None:
@@ -459,11 +461,7 @@ def test_an_answer_changed_share_read_from_a_picture_is_refused(
         else "How many adults were surveyed?"
     )
     sample = page_one_sample(path, question, answer)
-    if changed:
-        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, answer)
-        return
-    with pytest.raises(NotApplicable, match="share read from a picture"):
-        run("corrupt_numeric_tokens", sample)
+    changed_or_refused(sample, answer, changed, "share read from a picture")
 
 
 def test_an_answer_computed_from_corrupted_values_is_not_applicable(tmp_path: Path) -> None:
@@ -487,11 +485,7 @@ def test_an_answer_changed_share_is_refused_while_the_other_shares_make_100(
         "What is the percentage of people who do not go online?",
         "41",
     )
-    if changed:
-        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, "41")
-        return
-    with pytest.raises(NotApplicable, match=r"41 \(printed 41%\) and 27%, 32% make 100%"):
-        run("corrupt_numeric_tokens", sample)
+    changed_or_refused(sample, "41", changed, r"41 \(printed 41%\) and 27%, 32% make 100%")
 
 
 @pytest.mark.parametrize(("acres", "changed"), [("344,000", False), ("352,000", True)])
@@ -507,11 +501,7 @@ def test_an_answer_changed_item_is_refused_where_another_page_gives_it_in_acres(
         "How many square miles does Hamilton County cover?",
         "538",
     )
-    if changed:
-        assert run("corrupt_numeric_tokens", sample).plan.new_answer not in (None, "538")
-        return
-    with pytest.raises(NotApplicable, match="page 2: 344,000 acres = 538 square miles"):
-        run("corrupt_numeric_tokens", sample)
+    changed_or_refused(sample, "538", changed, "page 2: 344,000 acres = 538 square miles")
 
 
 @pytest.mark.parametrize(("answer", "numeric"), [("Verify", False), ("4", True)])

@@ -36,7 +36,7 @@ it is still recovered from either.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -159,21 +159,27 @@ class _Printed:
         return min(abs(e) for e in edges) <= COLUMN_SLACK
 
 
-def _values(page: PageReadings, skip: Sequence[Box]) -> list[_Printed]:
+def _printed(page: PageReadings) -> Iterator[_Printed]:
     """Each quantity the page prints, read from its text layer when it has one, else
     from every channel."""
     readings = [r for r in page.readings if r.channel == TEXT_LAYER] or page.readings
-    out = []
     for reading in readings:
         for word in reading.words:
-            if centre_inside(word.bbox, skip):
-                continue
             for token in find_numbers(word.text):
                 value = token_value(token) if token.is_quantity else None
-                if value is not None and significant(*value) >= MIN_OPERAND_DIGITS:
+                if value is not None:
                     percent = token.kind == "percent"
-                    out.append(_Printed(*value, percent, token.text, word.bbox))
-    return out
+                    yield _Printed(*value, percent, token.text, word.bbox)
+
+
+def _values(page: PageReadings, skip: Sequence[Box]) -> list[_Printed]:
+    """The quantities of :data:`MIN_OPERAND_DIGITS` or more the page prints outside
+    ``skip``."""
+    return [
+        p
+        for p in _printed(page)
+        if significant(p.value, p.quantum) >= MIN_OPERAND_DIGITS and not centre_inside(p.box, skip)
+    ]
 
 
 def computed_pair(
@@ -209,17 +215,10 @@ def computed_pair(
 def _percents(page: PageReadings) -> list[tuple[Decimal, Decimal, str, Box]]:
     """(value, precision, printed text, box) of each percent the page prints, once each
     (a chart read both whole and as a figure gives its labels twice)."""
-    readings = [r for r in page.readings if r.channel == TEXT_LAYER] or page.readings
     out: list[tuple[Decimal, Decimal, str, Box]] = []
-    for reading in readings:
-        for word in reading.words:
-            for token in find_numbers(word.text):
-                value = token_value(token) if token.kind == "percent" else None
-                if value is None or any(
-                    v == value[0] and centre_inside(word.bbox, [b]) for v, _, _, b in out
-                ):
-                    continue
-                out.append((value[0], value[1], token.text, word.bbox))
+    for p in _printed(page):
+        if p.percent and not any(v == p.value and centre_inside(p.box, [b]) for v, _, _, b in out):
+            out.append((p.value, p.quantum, p.text, p.box))
     return out
 
 

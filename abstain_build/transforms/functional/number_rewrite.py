@@ -90,19 +90,10 @@ def wrong_quantity(
     unit = _unit(digits)
 
     def allowed(candidate: Decimal) -> bool:
-        if candidate == original or candidate <= 0:
-            return False
-        if token.kind == "percent" and original <= 100 and candidate > 100:
-            return False
-        return not (forbidden and forbidden(candidate))
+        return _allowed(token, original, candidate, forbidden)
 
     def result(candidate: Decimal, in_range: bool) -> Rewrite:
-        new_digits = format_digits(candidate, digits)
-        change = float((candidate - original) / original) if original else float("inf")
-        sign = -1.0 if token.negative else 1.0
-        return Rewrite(
-            _replace_digits(token, digits, new_digits), sign * float(candidate), change, in_range
-        )
+        return _rewritten(token, digits, original, candidate, in_range)
 
     if original > 0:
         for _ in range(_DRAWS):
@@ -117,6 +108,33 @@ def wrong_quantity(
             if allowed(candidate):
                 return result(candidate, False)
     return None
+
+
+def _allowed(
+    token: NumericToken,
+    original: Decimal,
+    candidate: Decimal,
+    forbidden: Callable[[Decimal], bool] | None,
+) -> bool:
+    """Whether ``candidate`` may replace ``original``: a different positive value, no
+    share above 100% for one that was not, nothing the caller forbids."""
+    if candidate == original or candidate <= 0:
+        return False
+    if token.kind == "percent" and original <= 100 and candidate > 100:
+        return False
+    return not (forbidden and forbidden(candidate))
+
+
+def _rewritten(
+    token: NumericToken, digits: str, original: Decimal, candidate: Decimal, in_range: bool
+) -> Rewrite:
+    """``token`` printing ``candidate`` in place of its digits ``digits``."""
+    new_digits = format_digits(candidate, digits)
+    change = float((candidate - original) / original) if original else float("inf")
+    sign = -1.0 if token.negative else 1.0
+    return Rewrite(
+        _replace_digits(token, digits, new_digits), sign * float(candidate), change, in_range
+    )
 
 
 #: A value drawn among its neighbours differs from the printed one by at least this share.
@@ -152,17 +170,8 @@ def plausible_quantity(
     for _ in range(_DRAWS):
         candidate = Decimal(repr(rng.uniform(floor, ceiling))).quantize(unit, ROUND_HALF_UP)
         change = float((candidate - original) / original)
-        if candidate <= 0 or abs(change) < MIN_NEIGHBOUR_CHANGE:
-            continue
-        if token.kind == "percent" and original <= 100 and candidate > 100:
-            continue
-        if forbidden and forbidden(candidate):
-            continue
-        sign = -1.0 if token.negative else 1.0
-        new_digits = format_digits(candidate, digits)
-        return Rewrite(
-            _replace_digits(token, digits, new_digits), sign * float(candidate), change, True
-        )
+        if abs(change) >= MIN_NEIGHBOUR_CHANGE and _allowed(token, original, candidate, forbidden):
+            return _rewritten(token, digits, original, candidate, True)
     return None
 
 

@@ -323,8 +323,9 @@ def redact_rects(
     pristine = pymupdf.open()
     pristine.insert_pdf(page.parent, from_page=page.number, to_page=page.number)
     words = page.get_text("words")
-    kept = _words_outside(words, clipped)
-    touched = [w[:4] for w in words if w not in kept]
+    hit = _touching(words, clipped)
+    kept = [w for w, touched in zip(words, hit, strict=True) if not touched]
+    cut = [pymupdf.Rect(w[:4]) for w, touched in zip(words, hit, strict=True) if touched]
     for rect, colour in zip(clipped, fills, strict=True):
         page.add_redact_annot(rect, fill=False if colour is None else colour, cross_out=False)
     page.apply_redactions(
@@ -333,8 +334,7 @@ def redact_rects(
         text=pymupdf.PDF_REDACT_TEXT_REMOVE,
     )
     # What is left of a word a rectangle cut through is no word moved.
-    cut = [pymupdf.Rect(box) for box in touched]
-    after = _words_outside(_words_outside(page.get_text("words"), clipped), cut)
+    after = _untouched(page.get_text("words"), [*clipped, *cut])
     damaged = _damaged_bands(page, kept, after)
     if damaged:
         # MuPDF's redaction re-lays some text objects wrongly (labels shifted beside the
@@ -348,19 +348,23 @@ def redact_rects(
     return clipped
 
 
-def _words_outside(words: Sequence[tuple], rects: Sequence[pymupdf.Rect]) -> list[tuple]:
-    """The ``words`` (PyMuPDF word tuples) that no rectangle touches."""
+def _untouched(words: Sequence[tuple], rects: Sequence[pymupdf.Rect]) -> list[tuple]:
+    """The ``words`` no rectangle overlaps."""
+    return [w for w, hit in zip(words, _touching(words, rects), strict=True) if not hit]
+
+
+def _touching(words: Sequence[tuple], rects: Sequence[pymupdf.Rect]) -> np.ndarray:
+    """Per word (PyMuPDF word tuples), whether a rectangle overlaps its box."""
     if not words or not rects:
-        return list(words)
+        return np.zeros(len(words), dtype=bool)
     boxes = np.array([w[:4] for w in words], dtype=float)[:, None, :]
     areas = np.array([tuple(r) for r in rects], dtype=float)[None, :, :]
-    touched = (
+    return (
         (boxes[..., 0] < areas[..., 2])
         & (areas[..., 0] < boxes[..., 2])
         & (boxes[..., 1] < areas[..., 3])
         & (areas[..., 1] < boxes[..., 3])
     ).any(axis=1)
-    return [w for w, hit in zip(words, touched, strict=True) if not hit]
 
 
 def _damaged_bands(

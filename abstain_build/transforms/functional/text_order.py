@@ -69,7 +69,9 @@ class _Unit:
     end: int
 
 
-def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect | None = None) -> list[_Glyph]:
+def _glyphs(
+    page: pymupdf.Page, clip: pymupdf.Rect | None = None, spaces: bool = False
+) -> list[_Glyph]:
     data = page.get_text("rawdict", clip=clip)
     return [
         _Glyph(char["c"], tuple(char["bbox"]), tuple(char["origin"]))
@@ -77,7 +79,7 @@ def _glyphs(page: pymupdf.Page, clip: pymupdf.Rect | None = None) -> list[_Glyph
         for line in block.get("lines", [])
         for span in line.get("spans", [])
         for char in span.get("chars", [])
-        if char["c"].strip()
+        if spaces or char["c"].strip()
     ]
 
 
@@ -354,13 +356,7 @@ def _drawn_by(page: pymupdf.Page, stream: _Stream, index: int) -> list[_Glyph]:
 
     def drawn(stop: int) -> list[_Glyph]:
         doc.update_stream(stream.xref, pikepdf.unparse_content_stream(stream.instructions[:stop]))
-        return [
-            _Glyph(char["c"], tuple(char["bbox"]), tuple(char["origin"]))
-            for block in page.get_text("rawdict").get("blocks", [])
-            for line in block.get("lines", [])
-            for span in line.get("spans", [])
-            for char in span.get("chars", [])
-        ]
+        return _glyphs(page, spaces=True)
 
     try:
         before = {(g.char, round(g.origin[0], 1), round(g.origin[1], 1)) for g in drawn(index)}

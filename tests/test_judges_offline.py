@@ -297,7 +297,8 @@ def test_a_rewrite_asking_something_else_is_left_to_retention(
     judges: dict[str, Any],
 ) -> None:
     sample = by_id(MMMU, "fixture_chart_bar")
-    verdicts = both(judges, transformed(sample, "image_question_mismatch"))
+    asked = "<image 1> What did the people who drew this chart eat for breakfast that day?"
+    verdicts = both(judges, item_for(sample, question=asked, transform={"target": "question"}))
     leak, retention = verdicts["offline:leak"], verdicts["offline:retention"]
     assert leak.verdict == UNANSWERABLE and leak.confidence == "LOW"
     assert "retention judge decides" in leak.justification

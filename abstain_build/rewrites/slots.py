@@ -169,11 +169,27 @@ def _with_unit(text: str, token: NumericToken) -> bool:
     return bool(_UNIT_AFTER.match(text, token.end))
 
 
+#: A sentence that sets the task when no sentence asks with a question mark.
+_TASK = re.compile(
+    r"^(?:Calculate|Compute|Determine|Find|Estimate|Evaluate|Solve|Identify|Name|Select|Choose"
+    r"|Give|State|Explain|Describe|List|What|Which|How|Who|Why|When|Where)\b"
+)
+_PLACEHOLDER_THEN_SENTENCE = re.compile(r"(?<=>)\s+(?=[A-Z][a-z])")
+
+
+def _after_placeholder(sentence: str) -> list[str]:
+    """ "These are the balances: <image 1> Compute the cost." is two sentences: a
+    placeholder followed by a capitalised word ends the one before."""
+    return [part for part in _PLACEHOLDER_THEN_SENTENCE.split(sentence) if part]
+
+
 def parse_question(text: str, options: tuple[str, ...] = ()) -> QuestionParts:
     """Split ``text`` into context and asking sentence and find its phrases and numbers."""
     clean = " ".join(text.split())
-    sentences = split_sentences(clean)
+    sentences = [part for s in split_sentences(clean) for part in _after_placeholder(s)]
     asks = [i for i, s in enumerate(sentences) if s.endswith("?")]
+    if not asks:  # an instruction: the last sentence that sets the task, else the last
+        asks = [i for i, s in enumerate(sentences) if _TASK.match(s) or "___" in s]
     index = asks[-1] if asks else len(sentences) - 1
     ask = sentences[index] if sentences else clean
     context = " ".join(sentences[:index])

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..model import GateScore, ModelUsage, Plan, RewriteInfo, TokenEdit
+from ..rewrites.anchored import ImageFacts
 from ..rewrites.offline import Candidate
 from ..rewrites.slots import QuestionParts, parse_question
 from .base import NotApplicable, QuestionTransform, TransformContext
@@ -29,7 +30,28 @@ if TYPE_CHECKING:
 
 #: Version of the offline template banks: bump when templates change, so records say
 #: which bank produced a rewrite.
-OFFLINE_VERSION = "offline/templates-v2"
+OFFLINE_VERSION = "offline/templates-v3"
+
+
+def image_facts(ctx: TransformContext) -> ImageFacts:
+    """What the sample's images print (OCR) and which marker colours they show, once per
+    sample; unchecked when the sample has no image or OCR is unavailable."""
+
+    def read() -> ImageFacts:
+        from ..rewrites.anchored import marker_colours
+        from ..textregions.detect import image_words
+        from ..textregions.ocr import OcrError
+
+        if not ctx.sample.images:
+            return ImageFacts()
+        images = ctx.inputs.images()
+        try:
+            words = [w.text for image in images for w in image_words(image)]
+        except OcrError:
+            return ImageFacts(colours=marker_colours(images))
+        return ImageFacts(" ".join(words).lower(), marker_colours(images), checked=True)
+
+    return ctx.inputs.derived("image_facts", read)
 
 
 def question_parts(ctx: TransformContext) -> QuestionParts:

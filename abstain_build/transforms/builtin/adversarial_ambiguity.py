@@ -12,9 +12,8 @@ class MultipleCorrectAnswers(_OfflineRewrite):
     name = "multiple_correct_answers"
     family = "adversarial_ambiguity"
     description = (
-        "Loosen the question so two or more options become defensible: 'which two of the"
-        " following', 'an acceptable' for 'the best', 'one possible' for 'the', or a short"
-        " second convention ('Either sign convention applies.')."
+        "Name two conventions or constraints under which two options become defensible."
+        " Needs --llm: offline it is not applicable."
     )
     intensity_doc = "100 * share of the question's characters that changed."
 
@@ -24,9 +23,9 @@ class AmbiguousReference(_OfflineRewrite):
     name = "ambiguous_reference"
     family = "adversarial_ambiguity"
     description = (
-        "Point at a fabricated element of the same kind as the question's subject ('the"
-        " other valve', 'the second cell from the left', 'the shaded region'), so which one"
-        " is meant cannot be told."
+        "Point the ask at a marking the image does not have: the region circled in red, the"
+        " part highlighted in yellow, the area the green arrow marks (a colour no image"
+        " shows). Only for questions that look at their image."
     )
     intensity_doc = "100 * share of the question's characters that changed."
 
@@ -36,9 +35,9 @@ class ContradictoryPremise(_OfflineRewrite):
     name = "contradictory_premise"
     family = "adversarial_ambiguity"
     description = (
-        "Add a premise inconsistent with the question's own conditions: a stated quantity"
-        " given a second, different value ('300 K (also stated as 410 K)'), or the subject"
-        " declared absent ('Assume the valve has been removed.')."
+        "State a condition of a computation a second time, differently ('Another source"
+        " gives 9 ft instead of 7 ft.'): a measured quantity of the ask, or the question's"
+        " only one."
     )
     intensity_doc = "100 * share of the question's characters that changed."
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ...model import MODALITY
-from ...rewrites.offline import GENERATORS, Candidate
+from ...rewrites.offline import GENERATORS, OFFLINE_UNAVAILABLE, Candidate
 from ..base import TransformContext
 from ..registry import register_transform
-from ..rewrite_base import RewriteTransform, question_parts
+from ..rewrite_base import RewriteTransform, image_facts, question_parts
 
 
 class _OfflineRewrite(RewriteTransform):
@@ -14,7 +14,14 @@ class _OfflineRewrite(RewriteTransform):
     target = "question"
 
     def candidates(self, ctx: TransformContext) -> list[Candidate]:
-        return GENERATORS[self.name](question_parts(ctx), ctx.rng)
+        return GENERATORS[self.name](question_parts(ctx), ctx.rng, image_facts(ctx))
+
+    def no_candidate_reason(self, ctx: TransformContext) -> str:
+        return OFFLINE_UNAVAILABLE.get(self.name) or (
+            "no offline template fits this question: it names no image reference, given"
+            " quantity or loosenable ask the templates can work with, or the image already"
+            " shows what they would invent"
+        )
 
 
 @register_transform
@@ -22,9 +29,8 @@ class ImageQuestionMismatch(_OfflineRewrite):
     name = "image_question_mismatch"
     family = "semantic_unanswerability"
     description = (
-        "Ask about a different phenomenon the image cannot address (its maker's views, a"
-        " sound, a price, what happened afterwards), naming the question's own subject and"
-        " keeping its image placeholders."
+        "Ask about a different phenomenon the image cannot address, with options that still"
+        " fit. Needs --llm: offline it is not applicable."
     )
     intensity_doc = "100 * share of the question's characters that changed."
 
@@ -34,8 +40,9 @@ class MissingContext(_OfflineRewrite):
     name = "missing_context"
     family = "semantic_unanswerability"
     description = (
-        "Ask for a comparison or outside information the image lacks (the previous year, a"
-        " national average, a control group, a baseline) about the question's subject."
+        "Ask about what the record does not ship: the earlier version of the image (last"
+        " year's edition of a table or chart), or a computation without the sentences that"
+        " state its givens (when no image prints them)."
     )
     intensity_doc = "100 * share of the question's characters that changed."
 
@@ -45,8 +52,8 @@ class ImpossibleVisualTask(_OfflineRewrite):
     name = "impossible_visual_task"
     family = "semantic_unanswerability"
     description = (
-        "Ask for what no image can show: an exact mass or temperature, a width in pixels,"
-        " a chemical composition, what is hidden behind or inside the question's subject."
+        "Keep the ask but restrict it to what no image supports: 'Using only one pixel of"
+        " <image 1>, which city is shown?'. Only for questions that look at their image."
     )
     intensity_doc = "100 * share of the question's characters that changed."
 
@@ -56,8 +63,8 @@ class NonexistentReference(_OfflineRewrite):
     name = "nonexistent_reference"
     family = "semantic_unanswerability"
     description = (
-        "Replace the question's subject with a specific element that is not in the image (a"
-        " curve labelled 'Q7', panel (d), the inset marked 'K3'); on long questions the"
-        " asking sentence alone is kept, with every image placeholder."
+        "Point the ask at an element the image does not have: panel (f), the part labelled"
+        " K7, a table's row labelled K7 (a label no image prints, by OCR). Only for"
+        " questions that look at their image."
     )
     intensity_doc = "100 * share of the question's characters that changed."

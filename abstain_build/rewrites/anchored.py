@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .grammar import PLACEHOLDER
 from .slots import QuestionParts
 
 #: What a question calls its image: the nouns an image reference is made of.
@@ -41,7 +42,6 @@ _SHOWN = re.compile(
     r"\b(?P<verb>shown|depicted|pictured|illustrated|presented)\s+(?P<where>below|above)\b"
 )
 _KIND = re.compile(rf"\b(?:the|this)\s+(?P<noun>{IMAGE_NOUNS})\b", re.IGNORECASE)
-_PLACEHOLDER = re.compile(r"<image \d+>")
 #: An asking sentence a phrase can go in front of: it opens with a question word or sets
 #: a task ("In panel (f) of <image 1>, which city is shown?"). Not "It is most commonly
 #: used ..." (whose "it" the phrase would cut off) nor "Refer to ...", "P(x) = ___".
@@ -121,8 +121,7 @@ def find_anchor(parts: QuestionParts) -> Anchor | None:
 
 def inline_anchor(parts: QuestionParts) -> Anchor | None:
     """The asking sentence's own image reference ("in this radiograph", "shown below")."""
-    text, ask = parts.text, parts.ask
-    ask_start = text.rfind(ask)
+    ask, ask_start = parts.ask, parts.ask_start
     if ask_start < 0:
         return None
     match = _REFERENCE.search(ask)
@@ -139,8 +138,7 @@ def inline_anchor(parts: QuestionParts) -> Anchor | None:
 def front_anchor(parts: QuestionParts) -> Anchor | None:
     """A place in front of the asking sentence, naming the image: a lone placeholder next
     to the ask (moved), else what the question calls its image."""
-    text, ask = parts.text, parts.ask
-    ask_start = text.rfind(ask)
+    text, ask, ask_start = parts.text, parts.ask, parts.ask_start
     if ask_start < 0:
         return None
     ask_text = ask
@@ -159,7 +157,7 @@ def front_anchor(parts: QuestionParts) -> Anchor | None:
 
 def _lone_placeholder(text: str, ask_start: int, ask_len: int) -> tuple[int, int] | None:
     """A single placeholder standing right before or after the asking sentence."""
-    found = list(_PLACEHOLDER.finditer(text))
+    found = list(PLACEHOLDER.finditer(text))
     if len(found) != 1:
         return None
     match = found[0]

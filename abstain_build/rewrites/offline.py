@@ -39,6 +39,7 @@ from .anchored import (
     point_elsewhere,
     table_like,
 )
+from .grammar import PLACEHOLDER
 from .sentences import split_sentences
 from .slots import QuestionParts
 
@@ -75,45 +76,6 @@ IMPOSSIBLE = (
     ("one_pixel", "Using only one pixel of {ref},"),
     ("corner_pixel", "From the top-left pixel of {ref} alone,"),
 )
-_PLURAL_VERBS = {"is": "are", "was": "were", "has": "have", "does": "do"}
-
-
-def _two(match: re.Match[str]) -> str:
-    """ "Which of the following is" -> "Which two of the following are"; a verb further on
-    ("which of the following types of cell *does*") is made plural by :func:`_plural_verb`."""
-    which, _, verb = match.group(0).partition(" of the following")
-    verb = verb.strip()
-    out = f"{which.split()[0]} two of the following"
-    return f"{out} {_PLURAL_VERBS[verb]}" if verb else out
-
-
-_LATER_VERB = re.compile(r"\b(is|was|has|does)\b")
-
-
-def _plural_verb(text: str, after: int) -> str:
-    """The first singular auxiliary after ``after`` made plural, if it is in the same clause
-    (no comma, no sentence end between) and within 60 characters."""
-    window = text[after : after + 60]
-    match = _LATER_VERB.search(window)
-    if match is None or re.search(r"[,.;:?!]", window[: match.start()]):
-        return text
-    start, end = after + match.start(), after + match.end()
-    return text[:start] + _PLURAL_VERBS[match.group(1)] + text[end:]
-
-
-#: Edits that make two or more options defensible: (id, pattern, replacement).
-MULTIPLE = (
-    ("which_two", r"\bWhich (?:one )?of the following\b(?: (?:is|was|has|does)\b)?", _two),
-    ("which_any", r"\bwhich (?:one )?of the following\b(?: (?:is|was|has|does)\b)?", _two),
-    ("best_acceptable", r"\bthe best\b", "an acceptable"),
-    ("most_likely", r"\bthe most likely\b", "a likely"),
-    ("most_likely_has", r"\bmost likely ha(?:s|ve)\b", "could have"),
-    ("most_likely_is", r"\bmost likely (?:is|are)\b", "could be"),
-    ("most_appropriate", r"\bthe most appropriate\b", "an appropriate"),
-    ("main_one", r"\bthe (?:main|primary)\b", "one"),
-)
-#: Loosening needs options to choose among: with fewer, "which two" has nothing to pick.
-MIN_OPTIONS = 3
 #: A given quantity stated a second time, differently (contradictory_premise).
 NUMBER_PREMISES = (
     ("another_source", "Another source gives {wrong} instead of {num}."),
@@ -135,13 +97,12 @@ _COMPUTES = re.compile(
     r"|cost|price|rate|number|probability|expected|mean|maximum|minimum|magnitude))\b",
     re.IGNORECASE,
 )
-#: A sentence that leans on the one before it.
 #: A task or a second sentence inside what the splitter took for one ("... 5 kg/s. Determine").
 _TASK_INSIDE = re.compile(
     r"[.?!:]\s+(?:Calculate|Compute|Determine|Find|Estimate|What|Which|How)\b|\?"
 )
+#: A sentence that leans on the one before it.
 _ANAPHOR = re.compile(r"^(?:They|Their|It|Its|Such|The same|Both|Each of them)\b")
-_PLACEHOLDERS = re.compile(r"<image \d+>")
 _NUMERIC_OPTION = re.compile(r"^[\s$(]*[-+]?\d")
 
 
@@ -176,7 +137,7 @@ def _absent_letter(parts: QuestionParts, facts: ImageFacts, rng: np.random.Gener
     """A panel letter the question, its options and its images do not use."""
     seen = " ".join((parts.text, *parts.options)).lower()
     for letter in _shuffled(_LETTERS, rng):
-        if f"({letter})" in seen or f"{letter})" in seen:
+        if f"{letter})" in seen:  # "(f)" or "f)"
             continue
         if facts.prints(f"({letter})") or facts.prints(letter):
             continue
@@ -209,6 +170,12 @@ def needs_its_image(parts: QuestionParts) -> bool:
     return bool(_LOOKS.search(parts.ask) or _SHOWN_DATA.search(parts.text))
 
 
+def _looking_anchor(parts: QuestionParts, find=find_anchor) -> Anchor | None:
+    """Where to point a question that looks at its image elsewhere (None: it does not look
+    at its image, or has no place for a phrase)."""
+    return find(parts) if needs_its_image(parts) else None
+
+
 def _pointing(parts: QuestionParts, anchor: Anchor, phrase: str, template_id: str) -> Candidate:
     return Candidate(
         point_elsewhere(parts, anchor, lambda ref: phrase.format(ref=ref)), template_id
@@ -218,9 +185,7 @@ def _pointing(parts: QuestionParts, anchor: Anchor, phrase: str, template_id: st
 def nonexistent_reference(
     parts: QuestionParts, rng: np.random.Generator, facts: ImageFacts = UNCHECKED
 ) -> list[Candidate]:
-    if not needs_its_image(parts):
-        return []
-    anchor = find_anchor(parts)
+    anchor = _looking_anchor(parts)
     if anchor is None:
         return []
     ref = anchor.ref or "the image"
@@ -248,9 +213,7 @@ def nonexistent_reference(
 def ambiguous_reference(
     parts: QuestionParts, rng: np.random.Generator, facts: ImageFacts = UNCHECKED
 ) -> list[Candidate]:
-    if not needs_its_image(parts):
-        return []
-    anchor = find_anchor(parts)
+    anchor = _looking_anchor(parts)
     if anchor is None:
         return []
     return [
@@ -264,7 +227,7 @@ def missing_context(
     parts: QuestionParts, rng: np.random.Generator, facts: ImageFacts = UNCHECKED
 ) -> list[Candidate]:
     out = _withheld_givens(parts, facts)
-    anchor = find_anchor(parts) if needs_its_image(parts) else None
+    anchor = _looking_anchor(parts)
     if anchor is not None:
         ref = anchor.ref or "the image"
         for template_id, phrase, data_only in _shuffled(MISSING, rng):
@@ -293,8 +256,7 @@ def _withheld_givens(parts: QuestionParts, facts: ImageFacts) -> list[Candidate]
         if start < 0:
             return []
         end = cursor = start + len(sentence)
-        bare = _PLACEHOLDERS.sub(lambda m: " " * len(m.group()), sentence)
-        givens = [t for t in find_numbers(bare) if _given(bare, t)]
+        givens = _givens(sentence)
         if not givens:
             continue
         if "<image" in sentence or _TASK_INSIDE.search(sentence):
@@ -316,9 +278,7 @@ def _withheld_givens(parts: QuestionParts, facts: ImageFacts) -> list[Candidate]
 def impossible_visual_task(
     parts: QuestionParts, rng: np.random.Generator, facts: ImageFacts = UNCHECKED
 ) -> list[Candidate]:
-    if not needs_its_image(parts):
-        return []
-    anchor = front_anchor(parts)
+    anchor = _looking_anchor(parts, front_anchor)
     if anchor is None:
         return []
     return [
@@ -335,17 +295,6 @@ def image_question_mismatch(
 ) -> list[Candidate]:
     """Not offline: see the module docstring."""
     return []
-
-
-def _multiple_edit(pattern: str, replacement, text: str) -> str:
-    """One regex edit of the bank; "which two" also takes its verb into the plural."""
-    match = re.search(pattern, text)
-    assert match is not None
-    new = replacement(match) if callable(replacement) else match.expand(replacement)
-    edited = text[: match.start()] + new + text[match.end() :]
-    if replacement is _two and new.endswith("following"):
-        edited = _plural_verb(edited, match.start() + len(new))
-    return edited
 
 
 def multiple_correct(
@@ -365,12 +314,11 @@ def contradictory_premise(
     if not _computes(parts):
         return []
     measured = [t for t in parts.numbers if _measured(parts.text, t)]
-    ask_start = parts.text.rfind(parts.ask)
+    ask_start = parts.ask_start
     in_ask = [t for t in measured if t.start >= ask_start]
     # Which given the answer needs cannot be told offline: a condition of the ask itself,
     # or the question's only measured given.
-    bare = _PLACEHOLDERS.sub(lambda m: " " * len(m.group()), parts.text)
-    givens = [t for t in find_numbers(bare) if _given(bare, t)]
+    givens = _givens(parts.text)
     chosen = in_ask or (measured if len(measured) == 1 and len(givens) == 1 else [])
     for token in chosen[:2]:
         rewrite = wrong_quantity(token, rng)
@@ -404,9 +352,11 @@ def _in_formula(text: str, token) -> bool:
     return before in ("_", "^", "{") or text[token.end : token.end + 1] in ("$", "}")
 
 
-def _given(text: str, token) -> bool:
-    """Any quantity the question states outside a formula ("77,321 dallors" too)."""
-    return token.is_quantity and not _in_formula(text, token)
+def _givens(text: str) -> list:
+    """Every quantity ``text`` states outside a formula and its placeholders ("77,321
+    dallors" too)."""
+    bare = PLACEHOLDER.sub(lambda m: " " * len(m.group()), text)
+    return [t for t in find_numbers(bare) if t.is_quantity and not _in_formula(bare, t)]
 
 
 def _unit_after(text: str, token) -> str:
@@ -446,17 +396,3 @@ OFFLINE_UNAVAILABLE = {
         " unless it is written for this subject; run with --llm"
     ),
 }
-
-
-def template_count(name: str) -> int:
-    """How many templates a transform's bank holds (for the variety report)."""
-    banks = {
-        "image_question_mismatch": (),
-        "missing_context": (*MISSING, "withheld_givens"),
-        "impossible_visual_task": IMPOSSIBLE,
-        "nonexistent_reference": NONEXISTENT + NONEXISTENT_TABLE + NONEXISTENT_CHART,
-        "ambiguous_reference": AMBIGUOUS,
-        "multiple_correct_answers": MULTIPLE,
-        "contradictory_premise": NUMBER_PREMISES,
-    }
-    return len(banks[name])

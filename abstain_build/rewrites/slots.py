@@ -96,6 +96,11 @@ class QuestionParts:
         return ", ".join(self.placeholders[:-1]) + " and " + self.placeholders[-1]
 
     @property
+    def ask_start(self) -> int:
+        """Where the asking sentence starts in ``text`` (-1: not found)."""
+        return self.text.rfind(self.ask)
+
+    @property
     def has_images(self) -> bool:
         return bool(self.placeholders)
 

@@ -14,6 +14,8 @@ class _OfflineRewrite(RewriteTransform):
     target = "question"
 
     def candidates(self, ctx: TransformContext) -> list[Candidate]:
+        if self.name in OFFLINE_UNAVAILABLE:
+            return []  # no template to fill: no need to read the images
         return GENERATORS[self.name](question_parts(ctx), ctx.rng, image_facts(ctx))
 
     def no_candidate_reason(self, ctx: TransformContext) -> str:

@@ -296,3 +296,23 @@ def test_a_caption_names_the_document_by_its_kind() -> None:
     assert talk and not any("slides" in c.appended for c in talk)
     assert genre_of("Guidebook") == "guide" and genre_of("Financial report") == "report"
     assert genre_of(None) == "report"
+
+
+def test_labels_and_formula_delimiters_are_not_givens() -> None:
+    # "Job 10" names a job: dropping its sentence withholds nothing the answer needs.
+    labelled = (
+        "A new company started production. Job 10 was completed, and Job 20 remains in"
+        " production. Here are its job cost sheets: <image 1> What is the predetermined"
+        " overhead rate?"
+    )
+    assert rewrites("missing_context", labelled, options=("$0.60", "$0.80", "$0.55")) == []
+    # The "$" closing "$\ge $" is no dollar sign: "5" is not five dollars to contradict.
+    formula = (
+        "Let X be the number of years a new hire stays, as tabulated in <image 1>."
+        " P(x $\\ge $ 5) = _______"
+    )
+    assert rewrites("contradictory_premise", formula, options=("0.20", "0.45", "0.25")) == []
+    # A real amount still is.
+    priced = "A parcel costs $ 5 to send <image 1>. What is the cost of sending the parcels shown?"
+    made = rewrites("contradictory_premise", priced, options=("$15", "$12", "$18"))
+    assert made and all("instead of $ 5." in t for t in made), made

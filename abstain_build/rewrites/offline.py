@@ -347,16 +347,37 @@ def _measured(text: str, token) -> bool:
 
 
 def _in_formula(text: str, token) -> bool:
-    """A number of a formula: "$5$", "x_1", "10^{3}"."""
+    """A number of a formula: "$5$", "x_1", "10^{3}", or one after a dollar sign that
+    closes a formula ("P(x $\\ge $ 5)": not five dollars)."""
     before = text[max(0, token.start - 1) : token.start]
-    return before in ("_", "^", "{") or text[token.end : token.end + 1] in ("$", "}")
+    if before in ("_", "^", "{") or text[token.end : token.end + 1] in ("$", "}"):
+        return True
+    dollar = text.find("$", token.start, token.end)
+    if dollar < 0:
+        return False
+    opened = text.rfind("$", 0, dollar)
+    return text.count("$", 0, dollar) % 2 == 1 and "\\" in text[opened:dollar]
+
+
+_LABEL_BEFORE = re.compile(r"\b[A-Z][a-z]*\.?\s*$")
+
+
+def _label(text: str, token) -> bool:
+    """A number naming something: "Job 10", "Table 8.5", "Case 2"."""
+    if token.kind == "percent" or token.currency:
+        return False
+    return bool(_LABEL_BEFORE.search(text, 0, token.start))
 
 
 def _givens(text: str) -> list:
-    """Every quantity ``text`` states outside a formula and its placeholders ("77,321
+    """Every quantity ``text`` states outside formulas, labels and placeholders ("77,321
     dallors" too)."""
     bare = PLACEHOLDER.sub(lambda m: " " * len(m.group()), text)
-    return [t for t in find_numbers(bare) if t.is_quantity and not _in_formula(bare, t)]
+    return [
+        t
+        for t in find_numbers(bare)
+        if t.is_quantity and not _in_formula(bare, t) and not _label(bare, t)
+    ]
 
 
 def _unit_after(text: str, token) -> str:

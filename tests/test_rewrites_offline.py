@@ -108,8 +108,15 @@ def test_a_question_that_does_not_look_at_its_image_is_not_pointed_elsewhere() -
         " Which of the following statements regarding death certification is most accurate"
         " in her case? <image 1>"
     )
+    infant = (
+        "Within three days of birth the infant has not passed any stool. Laparotomy is"
+        " performed and the resected specimen is shown here. Later the child develops"
+        " recurrent pneumonia with Pseudomonas. Which of the following inherited disorders"
+        " is this infant most likely to have? <image 1>"
+    )
     for name in ("nonexistent_reference", "ambiguous_reference", "impossible_visual_task"):
         assert rewrites(name, vignette) == [], name
+        assert rewrites(name, infant) == [], name
 
 
 def test_an_ask_a_phrase_cannot_precede_is_left_alone() -> None:

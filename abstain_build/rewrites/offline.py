@@ -148,7 +148,7 @@ def _absent_letter(parts: QuestionParts, facts: ImageFacts, rng: np.random.Gener
 _LOOKS = re.compile(
     r"<image \d+>|\b(?:shown|depicted|pictured|illustrated|labell?ed|marked|arrow|figure|image"
     r"|picture|photo|graph|chart|plot|table|diagram|circuit|map|painting|drawing|curve|region"
-    r"|above|below|this|these)\b",
+    r"|above|below)\b",
     re.IGNORECASE,
 )
 _SHOWN_DATA = re.compile(r"\b(?:as shown|shown (?:in|below|above)|the data above|as follows)\b")
@@ -166,7 +166,8 @@ def needs_its_image(parts: QuestionParts) -> bool:
     if result.label not in ("Essential", "Exclusive"):
         return False
     # The ask itself must look at the image: an image word or reference in it, or data the
-    # question says are shown. A vignette asked after its image is answered from the text.
+    # question says are shown. A vignette asked after its image is answered from the text
+    # ("this infant", "why is this an emergency": "this" is no look at the image).
     return bool(_LOOKS.search(parts.ask) or _SHOWN_DATA.search(parts.text))
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: Values of a record's ``kind``.
 ORIGINAL = "original"
@@ -58,6 +58,14 @@ _STATEMENT = {
     "status": "string",
     "listed": "bool",
     "anchors": ["string"],
+    "bbox": ["float64"],
+}
+#: An answer-bearing word of an image read again by the image re-read gate.
+_READ_AGAIN = {
+    "image": "int64",
+    "channel": "string",
+    "text": "string",
+    "why": "string",
     "bbox": ["float64"],
 }
 _JUDGE = {
@@ -151,6 +159,8 @@ RECORD: dict[str, Any] = {
             "channels": ["string"],
             "found": [_STATEMENT],
             "untouched": ["string"],
+            "images_read": "int64",
+            "read_again": [_READ_AGAIN],
             "detail": "string",
         },
     },

@@ -210,10 +210,10 @@ BUILD_FLAGS = [
     "--limit",
     "3",
     "--transforms",
-    "adaptive_darkness",
+    "aggressive_multi_mask",
     "--no-routing",
     "--param",
-    "adaptive_darkness.divisor=12",
+    "aggressive_multi_mask.min_coverage=1",
     "--qc",
     "none",
 ]
@@ -222,12 +222,12 @@ source = "../data/mmmu"
 out = "../runs/from-config"
 seed = 3
 limit = 3
-transforms = ["adaptive_darkness"]
+transforms = ["aggressive_multi_mask"]
 routing = "none"
 qc = "none"
 
-[transform_params.adaptive_darkness]
-divisor = 12
+[transform_params.aggressive_multi_mask]
+min_coverage = 1
 """
 
 
@@ -291,7 +291,7 @@ def test_command_line_flags_override_the_config_file(config_project: Path) -> No
     assert config["out"] == str(out.resolve())
     # what the flags did not override still comes from the file
     assert config["limit"] == 3
-    assert config["transform_params"] == {"adaptive_darkness": {"divisor": 12}}
+    assert config["transform_params"] == {"aggressive_multi_mask": {"min_coverage": 1}}
     base = (config_project / "runs" / "from-config" / "data.jsonl").read_bytes()
     assert (out / "data.jsonl").read_bytes() != base
 
@@ -307,14 +307,14 @@ def test_param_flag_values_are_typed_like_toml(tmp_path: Path) -> None:
         "1",
         "-q",
         "--transforms",
-        "adaptive_darkness",
+        "aggressive_multi_mask",
         "--param",
-        "adaptive_darkness.divisor=12",
+        "aggressive_multi_mask.min_coverage=1",
         "--qc",
         "none",
     )
     assert done.returncode == 0, done.stderr
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["config"]["transform_params"] == {"adaptive_darkness": {"divisor": 12}}
+    assert manifest["config"]["transform_params"] == {"aggressive_multi_mask": {"min_coverage": 1}}
     (record,) = [r for r in read_jsonl(out / "data.jsonl") if r["transform"]]
-    assert json.loads(record["transform"]["params"])["divisor"] == 12.0
+    assert json.loads(record["transform"]["params"])["min_coverage"] == 1.0

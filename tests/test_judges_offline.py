@@ -39,6 +39,7 @@ from abstain_build.qc.judges.offline import (
 )
 from abstain_build.textregions.ocr import ocr_available
 from abstain_build.transforms import get_registry
+from abstain_build.transforms.functional.pixels import darken
 
 from .conftest import FIXTURES
 
@@ -92,6 +93,29 @@ def transformed(sample: Sample, name: str, **params: Any) -> JudgeItem:
     inputs.validate()
     output = run_transform(get_registry().get(name)(**params), sample, inputs, 7)
     return item_for(sample, output=output)
+
+
+def cropped(sample: Sample, edge: str, fraction: float = 0.5) -> JudgeItem:
+    """``sample``'s image with half cut from ``edge``, recorded as ``aggressive_crop`` does
+    (the transform itself refuses a chart whose labels sit on both halves)."""
+    (image,) = SampleInputs(sample).images()
+    height, width = image.shape[:2]
+    cut = int((height if edge in ("top", "bottom") else width) * fraction)
+    kept = {
+        "top": image[cut:],
+        "bottom": image[: height - cut],
+        "left": image[:, cut:],
+        "right": image[:, : width - cut],
+    }[edge]
+    removed = {
+        "top": [0, 0, width, cut],
+        "bottom": [0, height - cut, width, height],
+        "left": [0, 0, cut, height],
+        "right": [width - cut, 0, width, height],
+    }[edge]
+    region = {"kind": "crop_removed", "image": 0, "bbox": removed, "role": edge}
+    record = {"target": "image", "edits": {"regions": [region]}}
+    return item_for(sample, images=[encode_png(np.ascontiguousarray(kept))], transform=record)
 
 
 def both(judges: dict[str, Any], item: JudgeItem) -> dict[str, Verdict]:
@@ -160,9 +184,18 @@ def test_hidden_evidence_pages_are_unanswerable(sample: Sample, judges: dict[str
 
 
 def test_darkening_is_undone_by_a_contrast_stretch(judges: dict[str, Any]) -> None:
-    """Dividing by 15 keeps 17 gray levels: stretched back, the chart reads again."""
+    """Dividing by 15 keeps 17 gray levels: stretched back, the chart reads again (which is
+    why ``adaptive_darkness`` refuses such a chart; the pixels are darkened here directly)."""
     sample = by_id(MMMU, "fixture_chart_line")
-    verdicts = both(judges, transformed(sample, "adaptive_darkness"))
+    inputs = SampleInputs(sample)
+    (image,) = inputs.images()
+    darkened = [encode_png(darken(image, 15.0))]
+    whole = [0, 0, image.shape[1], image.shape[0]]
+    record = {
+        "target": "image",
+        "edits": {"regions": [{"kind": "darken", "image": 0, "bbox": whole}]},
+    }
+    verdicts = both(judges, item_for(sample, images=darkened, transform=record))
     retention = verdicts["offline:retention"]
     assert retention.verdict == ANSWERABLE and "contrast stretch" in retention.justification
     assert verdicts["offline:leak"].verdict == ANSWERABLE
@@ -187,10 +220,10 @@ def test_a_full_mask_leaves_nothing(judges: dict[str, Any]) -> None:
 def test_a_crop_is_measured_on_the_original_canvas(judges: dict[str, Any]) -> None:
     """Half the image cut away: about half the signal, none of it from the cut half."""
     sample = by_id(MMMU, "fixture_chart_bar")
-    item = transformed(sample, "aggressive_crop")
+    item = cropped(sample, "right")
     retention = judges["offline:retention"].judge(item)
     assert retention.score is not None and 0.2 < retention.score < 0.8
-    kept = judges["offline:retention"].judge(transformed(sample, "aggressive_crop", fraction=0.05))
+    kept = judges["offline:retention"].judge(cropped(sample, "right", fraction=0.05))
     assert kept.score is not None and kept.score > retention.score
     assert kept.verdict == ANSWERABLE
 
@@ -198,7 +231,7 @@ def test_a_crop_is_measured_on_the_original_canvas(judges: dict[str, Any]) -> No
 @pytest.mark.parametrize("edge", ["left", "right", "top", "bottom"])
 def test_a_cropped_image_goes_back_where_it_was_cut_from(edge: str) -> None:
     sample = by_id(MMMU, "fixture_chart_bar")
-    evidence = Evidence(transformed(sample, "aggressive_crop", edge=edge))
+    evidence = Evidence(cropped(sample, edge))
     _, placed = evidence.candidates(0)[0]
     assert placed.how.startswith("placed at")
     assert 0.4 < placed.valid.mean() < 0.6

@@ -34,18 +34,18 @@ from abstain_build.transforms import ImagePlan, ImageTransform, register_transfo
 
 
 @register_transform
-class Invert(ImageTransform):
-    name = "test_invert"
-    family = "occlusion_ambiguity"
+class Blackout(ImageTransform):
+    name = "test_blackout"
+    family = "missing_visual_information"
     axis = MODALITY
-    description = "Invert every colour channel."
+    description = "Every pixel black."
 
     def plan_image(self, image, index, rng, ctx):
         height, width = image.shape[:2]
-        return ImagePlan(params={}, regions=[Region((0, 0, width, height), kind="invert")])
+        return ImagePlan(params={}, regions=[Region((0, 0, width, height), kind="mask")])
 
     def apply_image(self, image, params):
-        return (255 - image).astype(np.uint8)
+        return np.zeros_like(image)
 """
 
 
@@ -186,7 +186,7 @@ def test_plugin_module_is_listed_with_its_origin(module_dir: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     rows = {row["name"]: row for row in json.loads(done.stdout)}
-    assert rows["test_invert"]["origin"] == "plugin module some_module"
+    assert rows["test_blackout"]["origin"] == "plugin module some_module"
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -200,24 +200,24 @@ def test_plugin_module_transform_runs(module_dir: Path, tmp_path: Path, workers:
         "--plugin",
         "some_module",
         "--transforms",
-        "test_invert",
+        "test_blackout",
         "--limit",
         "3",
         "--workers",
         workers,
         "--quiet",
         "--qc",
-        "none",  # an inverted chart is still readable: QC would rightly reject it
+        "none",
         env={"PYTHONPATH": str(module_dir)},
     )
     assert done.returncode == 0, done.stderr
     records = read_jsonl(out / "data.jsonl")
     produced = [r for r in records if r["transform"] is not None]
-    assert [r["transform"]["name"] for r in produced] == ["test_invert"] * 3
+    assert [r["transform"]["name"] for r in produced] == ["test_blackout"] * 3
     control = next(r for r in records if r["id"] == f"{produced[0]['group_id']}/original")
     original = np.asarray(Image.open(out / control["images"][0]))
-    inverted = np.asarray(Image.open(out / produced[0]["images"][0]))
-    assert np.array_equal(inverted, 255 - original)
+    blacked = np.asarray(Image.open(out / produced[0]["images"][0]))
+    assert blacked.shape[:2] == original.shape[:2] and not blacked.any()
 
 
 def test_plugin_module_that_fails_to_import_exits_2(tmp_path: Path) -> None:
@@ -242,7 +242,7 @@ def test_plugin_module_that_fails_to_import_exits_2(tmp_path: Path) -> None:
 
 def test_plugin_module_with_an_invalid_class_exits_2(tmp_path: Path) -> None:
     source = PLUGIN_MODULE.replace("@register_transform\n", "").replace(
-        '"occlusion_ambiguity"', '"no_such_family"'
+        '"missing_visual_information"', '"no_such_family"'
     )
     (tmp_path / "invalid_cli_plugin.py").write_text(source, encoding="utf-8")
     done = run_cli(
@@ -375,7 +375,7 @@ def test_console_script_finds_a_plugin_module_in_the_current_folder(
             "--plugin",
             "some_module",
             "--transforms",
-            "test_invert",
+            "test_blackout",
             "--limit",
             "1",
             "--workers",
@@ -391,5 +391,5 @@ def test_console_script_finds_a_plugin_module_in_the_current_folder(
     )
     assert done.returncode == 0, done.stderr
     assert [r["transform"]["name"] for r in read_jsonl(out / "data.jsonl") if r["transform"]] == [
-        "test_invert"
+        "test_blackout"
     ]

@@ -382,7 +382,7 @@ def test_the_self_check_rejects_what_the_model_still_answers(
         "--limit",
         "2",
         "-t",
-        "adaptive_darkness,aggressive_crop,aggressive_multi_mask,partial_occlusion",
+        "aggressive_crop,aggressive_multi_mask,partial_occlusion,overlay_label_mask",
     )
     assert done.returncode == 0, done.stderr
     rows = [r for r in read_jsonl(out / "data.jsonl") if r["transform"]]

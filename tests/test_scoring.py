@@ -520,7 +520,7 @@ HAND_MADE = Path(__file__).parent / "data" / "eval"
     [
         (
             "mmmu",
-            "adaptive_darkness",
+            "aggressive_multi_mask",
             {"TP": 5, "FP": 2, "FN": 1, "TN": 4, "AU": 4},
             {"both": 3, "repeated_gold": 3, "other_answer": 1},
         ),

@@ -89,6 +89,8 @@ class GateResult:
             "channels": list(self.channels),
             "found": [m.to_json() for m in self.found],
             "untouched": list(self.untouched),
+            "images_read": 0,
+            "read_again": [],
             "detail": self.reason(),
         }
 

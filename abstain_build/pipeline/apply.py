@@ -10,9 +10,10 @@ import numpy as np
 
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.gate import GateResult, reread_gate
+from ..evidence.image_gate import ImageGateResult, image_reread_gate
 from ..evidence.map import evidence_map
 from ..evidence.seen import is_seen
-from ..media.images import encode_png
+from ..media.images import decode_image, encode_png
 from ..media.inputs import SampleInputs
 from ..media.pdf import open_pdf, render_pages, save_pdf
 from ..model import PerturbationRecord, Plan, Sample
@@ -49,8 +50,8 @@ class TransformOutput:
     pdf: bytes | None = None
     seconds: float = 0.0
     qc: dict[str, Any] = field(default_factory=dict)
-    #: The re-read gate's result (documents; see :func:`reread`), None until it runs.
-    gate: GateResult | None = None
+    #: The re-read gate's result (see :func:`reread`), None until it runs.
+    gate: GateResult | ImageGateResult | None = None
 
 
 def run_transform(
@@ -129,11 +130,20 @@ def reread(
     inputs: SampleInputs,
     output: TransformOutput,
     context: str = DEFAULT_CONTEXT,
-) -> GateResult | None:
-    """The re-read gate on a document item (None for image samples): everything the item
-    ships read again (:mod:`abstain_build.evidence.gate`); ``output.gate`` is set."""
+) -> GateResult | ImageGateResult | None:
+    """The re-read gate: everything a document item ships read again
+    (:mod:`abstain_build.evidence.gate`), or the images an image transform edited
+    (:mod:`abstain_build.evidence.image_gate`); None for a rewrite of an image item.
+    ``output.gate`` is set."""
     if sample.document is None:
-        return None
+        if not isinstance(transform, ImageTransform) or output.images is None:
+            return None
+        shipped = [
+            decode_image(png, f"perturbed image {k + 1}", inputs.limits.max_pixels)
+            for k, png in enumerate(output.images)
+        ]
+        output.gate = image_reread_gate(sample, inputs.images(), shipped, output.record.to_json())
+        return output.gate
     emap = evidence_map(sample, inputs)
     pdf = output.pdf if output.pdf is not None else inputs.document_bytes()
     images = output.images if output.images is not None else inputs.evidence_renders()

@@ -180,29 +180,56 @@ def _routing_lines(routing: dict[str, Any]) -> list[str]:
 
 
 def _reread_lines(manifest: dict[str, Any], counts: BuildCounts) -> list[str]:
-    """What a model sees of a document item, and what the re-read gate turned away."""
+    """What a model sees of a document item, and what the re-read gates turned away."""
     gate = counts.to_json()["reread"]
     if not gate:
         return []
-    context = manifest["config"].get("context", "document")
-    seen = (
-        "the whole PDF (as MMLongBench-Doc evaluates), so every page that states the answer"
-        " is edited"
-        if context == "document"
-        else "the evidence pages' images only"
-    )
+    from ..transforms import get_registry
+
+    registry = get_registry()
+
+    def target(name: str) -> str:
+        return registry.get(name).target if name in registry else "document"
+
+    documents = {name: v for name, v in gate.items() if target(name) == "document"}
+    images = {name: v for name, v in gate.items() if target(name) == "image"}
+    lines = []
+    if documents:
+        context = manifest["config"].get("context", "document")
+        seen = (
+            "the whole PDF (as MMLongBench-Doc evaluates), so every page that states the"
+            " answer is edited"
+            if context == "document"
+            else "the evidence pages' images only"
+        )
+        read, failed, detail = _gate_counts(documents)
+        lines += [
+            f"- Context of document items (`context`): {seen}.",
+            f"- Re-read gate: {read} perturbed documents read again (text layer, OCR, OCR"
+            " after undoing a blur or darkening) before QC; still answerable (the answer"
+            " stated, the rows it is computed from readable, or the pictures a counted or"
+            " visual answer is read off left mostly intact), so replaced by the next"
+            f" transform: {failed} ({detail}). `abstain-build audit` repeats the check on"
+            " the built folder.",
+        ]
+    if images:
+        read, failed, detail = _gate_counts(images)
+        lines.append(
+            f"- Image re-read gate: {read} perturbed image items read again by OCR (as shipped,"
+            " and after a contrast stretch or sharpening where the edit darkened, veiled or"
+            " blurred) before QC; an answer-bearing word (the gold, an option, a label the"
+            " question names, an operand) read again at its place, so replaced by the next"
+            f" transform: {failed} ({detail})."
+        )
+    return lines
+
+
+def _gate_counts(gate: dict[str, dict[str, int]]) -> tuple[int, int, str]:
+    """Items read, items failed, and the failures per transform."""
     read = sum(v["passed"] + v["failed"] for v in gate.values())
     failed = {name: v["failed"] for name, v in gate.items() if v["failed"]}
     detail = ", ".join(f"{name} {n}" for name, n in failed.items()) or "none"
-    return [
-        f"- Context of document items (`context`): {seen}.",
-        f"- Re-read gate: {read} perturbed documents read again (text layer, OCR, OCR after"
-        " undoing a blur or darkening) before QC; still answerable (the answer stated, the"
-        " rows it is computed from readable, or the pictures a counted or visual answer is"
-        " read off left mostly intact), so replaced by"
-        f" the next transform: {sum(failed.values())} ({detail}). `abstain-build audit`"
-        " repeats the check on the built folder.",
-    ]
+    return read, sum(failed.values()), detail
 
 
 def _verification_lines(manifest: dict[str, Any], counts: BuildCounts) -> list[str]:

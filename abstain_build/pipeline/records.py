@@ -9,6 +9,7 @@ from typing import Any
 
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.gate import GateResult
+from ..evidence.image_gate import ImageGateResult
 from ..evidence.map import EvidenceMap
 from ..model import Sample
 from ..schema import ANSWER_CHANGED, COUNTERPART, ORIGINAL
@@ -94,13 +95,17 @@ def record_context(sample: Sample, context: str) -> str:
 
 
 def evidence_block(
-    emap: EvidenceMap | None, gate: GateResult | None = None
+    emap: EvidenceMap | None, gate: GateResult | ImageGateResult | None = None
 ) -> dict[str, Any] | None:
     """The record's ``evidence``: where the answer is stated (the map, over every page of
-    the document) and, for a counterpart, what the re-read gate found."""
-    if emap is None:
+    the document) and, for a counterpart, what the re-read gate found (image items: the
+    gate only, with no map)."""
+    if emap is None and gate is None:
         return None
-    return {"map": emap.to_json(), "reread": None if gate is None else gate.to_json()}
+    return {
+        "map": None if emap is None else emap.to_json(),
+        "reread": None if gate is None else gate.to_json(),
+    }
 
 
 def control_record(

@@ -17,6 +17,7 @@ COLOURS = {
     "blur": (30, 140, 220),
     "overlay": (120, 120, 120),
     "dense_window": (240, 200, 0),
+    "answer_bearing": (0, 170, 60),
 }
 DEFAULT_COLOUR = (200, 0, 160)
 

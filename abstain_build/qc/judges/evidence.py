@@ -37,8 +37,8 @@ from .base import JudgeItem
 from .pixels import Aligned, Box, align, box_mask, crop_offset, gray, restorations
 
 #: Region kinds a record names that the transform did not edit (the table a merge or an
-#: inserted row keeps its values in).
-NOT_EDITED = frozenset({"table"})
+#: inserted row keeps its values in; the answer-bearing words an image edit aimed at).
+NOT_EDITED = frozenset({"table", "answer_bearing"})
 #: Channels a word can be read through. OCR of a restored image counts as OCR.
 TEXT_LAYER = "text_layer"
 OCR = "ocr"

@@ -1,4 +1,9 @@
-"""Missing visual information: half the image, cut from one edge, is gone."""
+"""Missing visual information: half the image, cut from one edge, is gone.
+
+Question-aware: the edge is drawn among those whose cut takes every answer-bearing word
+(the gold, the options, the labels the question names, the operands) with it; when no edge
+does, the transform is not applicable to the image.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from ...evidence.image_targets import summary
 from ...model import MODALITY, Region
 from ..base import ImagePlan, ImageTransform, NotApplicable, TransformContext
+from ..functional.targets import answer_targets
 from ..params import Param
 from ..registry import register_transform
 
@@ -21,8 +28,9 @@ class AggressiveCrop(ImageTransform):
     axis = MODALITY
     changes_geometry = True
     description = (
-        "Cut away the outer 50% of the image from one edge (top, bottom, left or right, drawn"
-        " at random), taking with it the labels, legend or data on that side."
+        "Cut away the outer 50% of the image from one edge (top, bottom, left or right),"
+        " drawn at random among the edges whose cut takes every answer-bearing word the"
+        " image prints (the gold, the options, the labels the question names) with it."
     )
     params = {
         "edge": Param("random", "edge to cut from", choices=("random", *EDGES)),
@@ -35,28 +43,44 @@ class AggressiveCrop(ImageTransform):
     ) -> ImagePlan:
         height, width = image.shape[:2]
         fraction = self.config["fraction"]
-        usable = [
-            edge
+        boxes = {
+            edge: _box(edge, _cut(edge, fraction, width, height), width, height)
             for edge in EDGES
-            if int((height if edge in ("top", "bottom") else width) * fraction) >= 1
-        ]
+            if _cut(edge, fraction, width, height) >= 1
+        }
+        found = answer_targets(image, index, ctx)
+        left = {edge: found.uncovered([box], image.shape) for edge, box in boxes.items()}
+        reaching = [edge for edge in boxes if not left[edge]]
         edge = self.config["edge"]
         if edge == "random":
-            if not usable:
+            if not boxes:
                 raise NotApplicable(f"image {index + 1} is {width}x{height}: too small to crop")
-            edge = str(rng.choice(usable))
-        elif edge not in usable:
+            if not reaching:
+                raise NotApplicable(
+                    f"image {index + 1}: no edge's {fraction:.0%} cut takes all the"
+                    f" answer-bearing text ({found.summary()})"
+                )
+            edge = str(rng.choice(reaching))
+        elif edge not in boxes:
             raise NotApplicable(
                 f"image {index + 1} is {width}x{height}: nothing to cut from the {edge} edge"
             )
+        elif left[edge]:
+            raise NotApplicable(
+                f"image {index + 1}: the {edge} cut leaves answer-bearing text:"
+                f" {summary(left[edge])}"
+            )
         along = height if edge in ("top", "bottom") else width
-        cut = int(along * fraction)
-        box = _box(edge, cut, width, height)
+        cut = _cut(edge, fraction, width, height)
+        detector = "ocr" if found.targets else "random"
         return ImagePlan(
             params={"edge_used": edge, "removed_px": cut},
-            regions=[Region(bbox=box, kind="crop_removed", detector="random", role=edge)],
+            regions=[
+                Region(bbox=boxes[edge], kind="crop_removed", detector=detector, role=edge),
+                *found.regions(),
+            ],
             intensity=100.0 * cut / along,
-            notes=[f"cut {cut} of {along} px from the {edge} edge"],
+            notes=[f"cut {cut} of {along} px from the {edge} edge", *found.notes],
         )
 
     def apply_image(self, image: np.ndarray, params: dict[str, Any]) -> np.ndarray:
@@ -70,6 +94,10 @@ class AggressiveCrop(ImageTransform):
         else:
             kept = image[:, : image.shape[1] - cut]
         return np.ascontiguousarray(kept)
+
+
+def _cut(edge: str, fraction: float, width: int, height: int) -> int:
+    return int((height if edge in ("top", "bottom") else width) * fraction)
 
 
 def _box(edge: str, cut: int, width: int, height: int) -> tuple[int, int, int, int]:

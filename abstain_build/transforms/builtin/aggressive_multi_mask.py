@@ -1,4 +1,9 @@
-"""Missing visual information: most of the image under randomly placed black rectangles."""
+"""Missing visual information: most of the image under randomly placed black rectangles.
+
+Question-aware: the first rectangles are centred on the answer-bearing words (the gold, the
+options, the labels the question names), one after another until each is hidden; the rest
+are placed at random as the method draws them.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import numpy as np
 from ...model import MODALITY, Region
 from ..base import ImagePlan, ImageTransform, TransformContext
 from ..functional.pixels import fill_rects
+from ..functional.targets import answer_targets
 from ..params import Param
 from ..registry import register_transform
 
@@ -27,17 +33,56 @@ def _rect_of_area(
     return x0, y0, x0 + rect_w, y0 + rect_h
 
 
+class _TargetQueue:
+    """The answer-bearing words still visible, each aimed at in turn (its first visible
+    pixel in reading order) until every one is hidden."""
+
+    def __init__(self, targets: list, width: int, height: int) -> None:
+        self.boxes = [
+            (
+                max(0, int(t.bbox[0])),
+                max(0, int(t.bbox[1])),
+                min(width, math.ceil(t.bbox[2])),
+                min(height, math.ceil(t.bbox[3])),
+            )
+            for t in targets
+        ]
+        self.aimed = 0
+
+    def next_centre(self, covered: np.ndarray) -> tuple[float, float] | None:
+        for x0, y0, x1, y1 in self.boxes:
+            visible = ~covered[y0:y1, x0:x1]
+            if visible.any():
+                ys, xs = np.nonzero(visible)
+                self.aimed += 1
+                # The visible pixel nearest the middle of what is left of the word: one
+                # rectangle usually hides it, and each one hides at least a pixel more.
+                k = int(np.argmin((xs - xs.mean()) ** 2 + (ys - ys.mean()) ** 2))
+                return (x0 + float(xs[k]) + 0.5, y0 + float(ys[k]) + 0.5)
+        return None
+
+    def detector(self, k: int) -> str:
+        return "ocr" if k < self.aimed else "random"
+
+
 @register_transform
 class AggressiveMultiMask(ImageTransform):
     name = "aggressive_multi_mask"
     family = "missing_visual_information"
     axis = MODALITY
     description = (
-        "Black rectangles of about 15% of the image area each, placed at random: 20 of them,"
-        " then more (centred on still-visible pixels) until at least 70% of the image is covered."
+        "Black rectangles of about 15% of the image area each: 20 of them, the first centred"
+        " on the answer-bearing words OCR finds (the gold, the options, the labels the"
+        " question names) until each is hidden, the others at random; then more (centred on"
+        " still-visible pixels) until at least 70% of the image is covered."
     )
     params = {
-        "n_rects": Param(20, "rectangles placed uniformly at random first", low=1, high=500),
+        "n_rects": Param(
+            20,
+            "rectangles placed first (on the answer-bearing words, then at random)",
+            low=1,
+            high=500,
+        ),
         "rect_area": Param(
             0.15, "area of each rectangle, as a share of the image", low=0.01, high=1.0
         ),
@@ -56,10 +101,13 @@ class AggressiveMultiMask(ImageTransform):
         covered = np.zeros((height, width), dtype=bool)
         rects: list[tuple[int, int, int, int]] = []
         target = self.config["min_coverage"]
+        found = answer_targets(image, index, ctx)
+        aimed = _TargetQueue(found.targets, width, height)
         while len(rects) < self.config["max_rects"]:
-            if len(rects) < self.config["n_rects"]:
+            centre = aimed.next_centre(covered)
+            if centre is None and len(rects) < self.config["n_rects"]:
                 centre = (rng.uniform(0, width), rng.uniform(0, height))
-            else:
+            elif centre is None:
                 if covered.mean() >= target:
                     break
                 # Aim at a pixel that is still visible, so coverage always grows.
@@ -70,15 +118,22 @@ class AggressiveMultiMask(ImageTransform):
             x0, y0, x1, y1 = rect
             covered[y0:y1, x0:x1] = True
             rects.append(rect)
+        found.require_covered([list(r) for r in rects], image.shape, index, f"{len(rects)} masks")
         share = float(covered.mean())
         notes = [f"{len(rects)} rectangles cover {share:.1%} of the image"]
         if share < target:
             notes.append(f"stopped at max_rects={self.config['max_rects']} below {target:.0%}")
         return ImagePlan(
             params={"rects": [list(r) for r in rects], "coverage": round(share, 4)},
-            regions=[Region(bbox=r, kind="mask", detector="random") for r in rects],
+            regions=[
+                *(
+                    Region(bbox=r, kind="mask", detector=aimed.detector(k))
+                    for k, r in enumerate(rects)
+                ),
+                *found.regions(),
+            ],
             intensity=100.0 * share,
-            notes=notes,
+            notes=[*notes, *found.notes],
         )
 
     def apply_image(self, image: np.ndarray, params: dict[str, Any]) -> np.ndarray:

@@ -12,6 +12,7 @@ from ...routing.features import Features
 from ..base import ImagePlan, ImageTransform, TransformContext
 from ..functional.labels import label_masks, parse_roles
 from ..functional.pixels import blur_rects, coverage, fill_rects
+from ..functional.targets import answer_targets
 from ..params import Param
 from ..registry import register_transform
 
@@ -32,7 +33,8 @@ class BlurEdgeMask(ImageTransform):
     description = (
         "Gaussian blur of radius 18 px over the central 85% of the image, then black masks"
         " over the titles, axis labels and captions found by OCR (edge bands when none is"
-        " found)."
+        " found), and over every answer-bearing word (the gold, the options, the labels the"
+        " question names)."
     )
     params = {
         "radius": Param(18.0, "Gaussian blur radius, in pixels of the image", low=0.5, high=500.0),
@@ -55,14 +57,20 @@ class BlurEdgeMask(ImageTransform):
         height, width = image.shape[:2]
         blurred = central_box(width, height, self.config["blur_area"])
         masks, notes, detector = label_masks(image, parse_roles(self.config["mask_roles"]))
+        found = answer_targets(image, index, ctx)
+        masks += found.masks_over([list(region.bbox) for region in masks], image.shape)
         rects = [list(region.bbox) for region in masks]
         touched = coverage((height, width), [blurred, *rects])
         blur_region = Region(bbox=blurred, kind="blur", detector="geometry")
         return ImagePlan(
             params={"blur_box": list(blurred), "masks": rects, "detector": detector},
-            regions=[blur_region, *masks],
+            regions=[blur_region, *masks, *found.regions()],
             intensity=100.0 * touched,
-            notes=[f"blurred {blurred} with radius {self.config['radius']:g} px", *notes],
+            notes=[
+                f"blurred {blurred} with radius {self.config['radius']:g} px",
+                *notes,
+                *found.notes,
+            ],
         )
 
     def apply_image(self, image: np.ndarray, params: dict[str, Any]) -> np.ndarray:

@@ -11,6 +11,7 @@ from ...routing.features import Features
 from ..base import ImagePlan, ImageTransform, TransformContext
 from ..functional.labels import label_masks, parse_roles
 from ..functional.pixels import coverage, fill_rects, gray_overlay
+from ..functional.targets import answer_targets
 from ..params import Param
 from ..registry import register_transform
 
@@ -23,7 +24,8 @@ class OverlayLabelMask(ImageTransform):
     description = (
         "A semi-transparent gray layer (alpha 0.6) over the whole image, then opaque black"
         " masks over the titles, axis labels, legends and captions found by OCR (edge bands"
-        " when no such text is found)."
+        " when no such text is found), and over every answer-bearing word (the gold, the"
+        " options, the labels the question names)."
     )
     params = {
         "alpha": Param(0.6, "opacity of the gray layer", low=0.0, high=1.0),
@@ -45,15 +47,17 @@ class OverlayLabelMask(ImageTransform):
     ) -> ImagePlan:
         height, width = image.shape[:2]
         masks, notes, detector = label_masks(image, parse_roles(self.config["mask_roles"]))
+        found = answer_targets(image, index, ctx)
+        masks += found.masks_over([list(region.bbox) for region in masks], image.shape)
         rects = [list(region.bbox) for region in masks]
         masked = coverage((height, width), rects)
         alpha = self.config["alpha"]
         overlay = Region(bbox=(0, 0, width, height), kind="overlay", detector="geometry")
         return ImagePlan(
             params={"masks": rects, "detector": detector, "masked_share": round(masked, 4)},
-            regions=[overlay, *masks],
+            regions=[overlay, *masks, *found.regions()],
             intensity=100.0 * (alpha + (1.0 - alpha) * masked),
-            notes=notes,
+            notes=[*notes, *found.notes],
         )
 
     def apply_image(self, image: np.ndarray, params: dict[str, Any]) -> np.ndarray:

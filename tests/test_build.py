@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -87,12 +88,16 @@ def test_every_control_has_its_counterparts_in_one_group(doc_runs) -> None:
     for record in records:
         groups.setdefault(record["group_id"], []).append(record)
     for members in groups.values():
-        controls = [r for r in members if r["answerable"]]
+        controls = [r for r in members if r["kind"] == "original"]
         assert len(controls) == 1 and controls[0]["transform"] is None
-        assert controls[0]["answer"] == controls[0]["original_answer"]
+        assert controls[0]["answerable"] and controls[0]["answer"] == controls[0]["original_answer"]
         for item in members:
-            if not item["answerable"]:
-                assert item["answer"] is None and item["original_answer"] == controls[0]["answer"]
+            if item["kind"] == "counterpart":
+                assert not item["answerable"] and item["answer"] is None
+            if item["kind"] == "answer_changed":  # answerable, with the printed new value
+                assert item["answerable"] and item["answer"] != item["original_answer"]
+            if item["kind"] != "original":
+                assert item["original_answer"] == controls[0]["answer"]
                 assert item["transform"]["name"] in item["id"]
     assert result[1].counts.answerable["evidence_sufficiency"] == len(groups) == 12
 
@@ -147,7 +152,9 @@ def test_manifest_records_config_source_counts_and_timings(doc_runs, fixtures_di
     assert manifest["source"]["record_files_sha256"] == {"samples.json": digest}
     counts = manifest["counts"]
     data = read_jsonl(base / "w2" / "data.jsonl")
-    assert counts["items"]["answerable"] == sum(r["answerable"] for r in data)
+    kinds = Counter(r["kind"] for r in data)
+    assert counts["items"]["answerable"] == kinds["original"]
+    assert counts["items"]["answer_changed"] == kinds["answer_changed"]
     assert counts["items"]["unanswerable"] == sum(not r["answerable"] for r in data)
     assert sum(counts["by_transform"].values()) == counts["items"]["unanswerable"]
     assert counts["skipped"] == {
@@ -324,6 +331,8 @@ def test_folder_loads_with_the_schema_from_the_card_even_in_tiny_blocks(
 
 CRASHING_PLUGIN = """
 import os
+
+import numpy as np
 from abstain_build.model import MODALITY
 from abstain_build.transforms import ImagePlan, ImageTransform, register_transform
 
@@ -341,7 +350,7 @@ class CrashOnLine(ImageTransform):
         return ImagePlan(params={})
 
     def apply_image(self, image, params):
-        return 255 - image
+        return np.zeros_like(image)
 """
 
 

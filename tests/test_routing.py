@@ -122,25 +122,64 @@ def test_a_caption_needs_an_answer_a_note_can_contradict() -> None:
 # -- balancing and chains -----------------------------------------------------------------------
 
 
-def _scores(*items: tuple[str, str, float]) -> SampleScores:
-    scores = [RouteScore(name, family, value, value) for name, family, value in items]
+def _scores(*items: tuple) -> SampleScores:
+    """Scores of (name, family, score[, preferred]); eligible as routing orders them."""
+    scores = [
+        RouteScore(name, family, value, value, preferred=rest[0] if rest else True)
+        for name, family, value, *rest in items
+    ]
+    chosen, threshold = eligible(scores)
     return SampleScores(
         "x",
         "evidence_sufficiency",
         Features(axis="evidence_sufficiency"),
         scores=scores,
-        eligible=sorted(scores, key=lambda s: -s.score),
+        eligible=chosen,
+        threshold=threshold,
     )
 
 
-def test_the_balancer_picks_the_least_used_family_then_the_score() -> None:
-    balancer = Balancer(terminal=("full_page_blur",))
-    offer = [("a1", "A", 0.9), ("a2", "A", 0.85), ("b1", "B", 0.5), ("c1", "C", 0.45)]
-    picks = [balancer.choose(_scores(*offer)).chain[0] for _ in range(6)]
-    # A first (best score), then B and C (unused), then A again; inside A the two close
-    # scores take turns.
-    assert picks == ["a1", "b1", "c1", "a2", "b1", "c1"]
-    assert balancer.family_use == {"A": 2, "B": 2, "C": 2}
+def test_the_balancer_takes_turns_only_among_scores_near_the_best() -> None:
+    balancer = Balancer(terminal=("full_page_blur",), margin=0.05)
+    offer = [("a1", "A", 0.9), ("a2", "A", 0.86), ("b1", "B", 0.88), ("c1", "C", 0.5)]
+    picks = [balancer.choose(_scores(*offer)).chain[0] for _ in range(5)]
+    # A first (best score), then B (unused); then A again, where the two close scores take
+    # turns. C is eligible but far below the best: balance never reaches it.
+    assert picks == ["a1", "b1", "a2", "b1", "a1"]
+    assert "c1" in Balancer(margin=0.05).choose(_scores(*offer)).chain  # still a fallback
+    everything = Balancer(margin=1.0)
+    assert [everything.choose(_scores(*offer)).chain[0] for _ in range(3)] == ["a1", "b1", "c1"]
+
+
+def test_a_family_the_evidence_type_does_not_prefer_only_when_nothing_preferred_is() -> None:
+    balancer = Balancer(margin=1.0)
+    offer = [("pref", "A", 0.56, True), ("other", "B", 0.9, False), ("other2", "C", 0.8, False)]
+    decisions = [balancer.choose(_scores(*offer)) for _ in range(3)]
+    assert [d.chain[0] for d in decisions] == ["pref"] * 3  # balance never overrides it
+    assert decisions[0].chain[1:] == ["other", "other2"]  # the others follow as fallbacks
+    alone = balancer.choose(_scores(("pref", "A", 0.03, True), ("other", "B", 0.9, False)))
+    assert alone.chain[0] == "other" and "prefers is eligible" in alone.reason
+
+
+def test_counting_questions_go_to_corruption_however_the_mix_stands() -> None:
+    registry = get_registry()
+    features = Features(
+        axis="evidence_sufficiency",
+        evidence_type="Counting",
+        numbers_on_evidence=12,
+        has_table=True,
+        has_figure=True,
+    )
+    candidates = [
+        registry.get(n)()
+        for n in registry.names()
+        if registry.get(n).axis == "evidence_sufficiency"
+    ]
+    balancer = Balancer()
+    for _ in range(6):
+        scored = score_sample(document_sample("How many stores are there?"), candidates, features)
+        decision = balancer.choose(scored)
+        assert decision.family == "evidence_corruption", decision.reason
 
 
 def test_a_chain_has_at_most_three_alternatives_and_ends_in_a_terminal_fallback() -> None:

@@ -4,12 +4,14 @@ Two steps, so the choice does not depend on workers or timing:
 
 1. :func:`score_sample` (in a worker, per sample): the sample's :class:`Features`, every
    candidate transform's :class:`RouteScore`, and the eligible ones, best first.
-2. :class:`Balancer` (in the parent, in source order): among the eligible transforms,
-   the least-used family so far wins (ties: the higher score); inside the family, the
-   least-used of the transforms scoring within 0.1 of its best. Routing quality first
-   (only eligible transforms compete), balance second. The next eligible transforms by
-   score follow as fallbacks, at most :data:`MAX_ALTERNATIVES` of them, the last one a
-   terminal fallback for documents; the sample is given up when all of them fail.
+2. :class:`Balancer` (in the parent, in source order): routing quality first, balance
+   second. Only the eligible transforms of the preferred family compete (any eligible
+   family when none of it is), and of those only the ones scoring within
+   :data:`BALANCE_MARGIN` of the best; among them the least-used family so far wins
+   (ties: the higher score), and inside the family the least-used transform (ties: the
+   higher score). The next eligible transforms (preferred first, by score) follow as
+   fallbacks, at most :data:`MAX_ALTERNATIVES` of them, the last one a terminal fallback
+   for documents; the sample is given up when all of them fail.
 """
 
 from __future__ import annotations
@@ -21,15 +23,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .features import Features
-from .scoring import RouteScore, eligible, score_transform
+from .scoring import RouteScore, eligible, first_choices, score_transform
 
 if TYPE_CHECKING:
     from ..model import Sample
     from ..transforms.base import Transform
 
 MAX_ALTERNATIVES = 3
-#: Transforms scoring this close to their family's best share its turns.
-NEAR_BEST = 0.1
+#: Only transforms scoring this close to the sample's best take turns for balance. Measured
+#: on the shared MMMU and MMLongBench-Doc routes (``bench/routing_margin.py``).
+BALANCE_MARGIN = 0.05
 
 
 @dataclass
@@ -119,8 +122,9 @@ class RouteDecision:
 class Balancer:
     """The sequential pass: keeps the family mix near uniform, in source order."""
 
-    def __init__(self, terminal: Sequence[str] = ()) -> None:
+    def __init__(self, terminal: Sequence[str] = (), margin: float = BALANCE_MARGIN) -> None:
         self.terminal = list(terminal)
+        self.margin = margin
         self.family_use: Counter[str] = Counter()
         self.transform_use: Counter[str] = Counter()
 
@@ -172,16 +176,15 @@ class Balancer:
         return decision
 
     def _pick(self, eligible_scores: list[RouteScore]) -> RouteScore:
+        tier = first_choices(eligible_scores)
+        best = max(s.score for s in tier)
+        near = [s for s in tier if s.score >= best - self.margin - 1e-9]
         best_in: dict[str, float] = {}
-        for s in eligible_scores:
+        for s in near:
             best_in[s.family] = max(best_in.get(s.family, 0.0), s.score)
         family = min(best_in, key=lambda f: (self.family_use[f], -best_in[f], f))
-        near = [
-            s
-            for s in eligible_scores
-            if s.family == family and s.score >= best_in[family] - NEAR_BEST
-        ]
-        return min(near, key=lambda s: (self.transform_use[s.transform], -s.score, s.transform))
+        mine = [s for s in near if s.family == family]
+        return min(mine, key=lambda s: (self.transform_use[s.transform], -s.score, s.transform))
 
     def _reason(self, pick: RouteScore, scored: SampleScores) -> str:
         features = scored.features
@@ -200,6 +203,8 @@ class Balancer:
             else f"family {pick.family} used least so far ({self.family_use[pick.family]}"
             f" times before; best score was {top.transform} {top.score:.3f})"
         )
+        if not pick.preferred:
+            why += "; no transform of the family its evidence type prefers is eligible"
         relaxed = " (rewrite rule relaxed: nothing else was eligible)" if scored.relaxed else ""
         return (
             f"{pick.transform} ({pick.score:.3f}) among {len(scored.eligible)} eligible above"

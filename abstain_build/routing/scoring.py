@@ -5,6 +5,11 @@ violation (a numeric corruption with no number on the evidence) all but rules th
 transform out, a soft one (a figure blur with no figure found) makes it a weaker choice.
 A transform is eligible above 0.4, or, when nothing is, above 0.25.
 
+The method's preference comes first: on a document, a transform of the family the
+question's evidence type prefers (Counting: corruption; Extractive: removal) is *preferred*,
+and the others are eligible only when no preferred transform is (they still follow in the
+chain as fallbacks). Balancing the family mix never overrides that.
+
 One hard rule is *relaxed* when it leaves a sample with nothing eligible: a question
 rewrite on an image sample that needs its image (Essential / Exclusive). Routing then
 scores again without it and records that it did.
@@ -64,6 +69,8 @@ class RouteScore:
     hard: list[str] = field(default_factory=list)
     soft: list[str] = field(default_factory=list)
     relaxed: list[str] = field(default_factory=list)
+    #: Of the family the method prefers for the sample (always, where it prefers none).
+    preferred: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -74,7 +81,18 @@ class RouteScore:
             "hard": self.hard,
             "soft": self.soft,
             "relaxed": self.relaxed,
+            "preferred": self.preferred,
         }
+
+
+def is_preferred(transform: Transform, features: Features) -> bool:
+    """Whether ``transform``'s family is the one the method prefers for the sample: on the
+    evidence axis, the evidence type's family; the modality axis prefers none (its rules
+    are the hard constraints below)."""
+    if transform.axis != EVIDENCE:
+        return True
+    preferred = PREFERRED_FAMILY.get(features.evidence_type or "")
+    return preferred is None or transform.family == preferred
 
 
 def family_affinity(transform: Transform, features: Features) -> float:
@@ -114,7 +132,13 @@ def axis_constraints(transform: Transform) -> tuple[Constraint, ...]:
 def score_transform(transform: Transform, features: Features, relax: bool = False) -> RouteScore:
     """``transform``'s score on a sample; ``relax`` drops the relaxable constraints."""
     affinity = float(transform.affinity(features))
-    result = RouteScore(transform.name, transform.family, affinity, affinity)
+    result = RouteScore(
+        transform.name,
+        transform.family,
+        affinity,
+        affinity,
+        preferred=is_preferred(transform, features),
+    )
     for constraint in (*axis_constraints(transform), *transform.constraints):
         if constraint.holds(features):
             continue
@@ -131,12 +155,21 @@ def score_transform(transform: Transform, features: Features, relax: bool = Fals
 
 
 def eligible(scores: list[RouteScore]) -> tuple[list[RouteScore], float]:
-    """The scores above 0.4, else above 0.25 (best first), and the threshold used."""
+    """The scores above 0.4, else above 0.25, and the threshold used: preferred
+    transforms first (best first), then the others (best first)."""
     for threshold in (ELIGIBLE, ELIGIBLE_IF_NONE):
         chosen = [s for s in scores if s.score > threshold]
         if chosen:
-            return sorted(chosen, key=lambda s: (-s.score, s.transform)), threshold
+            order = sorted(chosen, key=lambda s: (not s.preferred, -s.score, s.transform))
+            return order, threshold
     return [], ELIGIBLE_IF_NONE
+
+
+def first_choices(eligible_scores: list[RouteScore]) -> list[RouteScore]:
+    """The eligible transforms a sample may start with: the preferred ones when there are
+    any (a non-preferred family only when nothing preferred is eligible)."""
+    preferred = [s for s in eligible_scores if s.preferred]
+    return preferred or list(eligible_scores)
 
 
 # -- constraints the built-in transforms declare ----------------------------------------------

@@ -109,6 +109,21 @@ def test_words_are_answer_bearing_for_the_reason_that_tells_most() -> None:
     assert len([t for t in found if t[0] == "Steam"]) == 1
 
 
+def test_an_options_own_word_printed_alone_or_misspelt_is_answer_bearing() -> None:
+    sample = Sample(
+        id="s",
+        source=INFO,
+        question="At what phase will the black fly gain wings? <image 1>",
+        answer="C",
+        options=("pupa stage", "egg stage", "Adult stage", "strobolia stage"),
+    )
+    words = [word("Adult", 0), word("STROBILA", 100), word("Eggs", 200)]
+    found = {t.text: t.why for t in find_targets(words, sample)}
+    assert found == {"Adult": GOLD, "STROBILA": OPTION, "Eggs": OPTION}
+    # "stage" is in every option: alone, it tells which one no more than "the" would.
+    assert not find_targets([word("stage", 0)], sample)
+
+
 def test_a_number_the_question_names_is_a_label() -> None:
     sample = Sample(
         id="s",

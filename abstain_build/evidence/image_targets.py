@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from ..model import Sample
@@ -57,6 +58,9 @@ _PICTURE_WORDS = frozenset(
 _QUESTION_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]\w)")
 _PLACEHOLDER = re.compile(r"<image \d+>")
 _NUMBER = re.compile(r"^[(\[$€£-]*\d[\d,.]*%?[)\]]*$")
+#: rapidfuzz ratio (0-100) at which a long printed word is an option's word misspelt or
+#: misread ("strobolia" / "STROBILA": 82).
+SIMILAR = 80.0
 #: Pixels added around a word so a mask or a crop takes its anti-aliased edge too.
 PAD = 2.0
 
@@ -103,6 +107,22 @@ def _matched_words(words: Sequence[Word], text: str) -> list[list[int]]:
     return groups
 
 
+def _distinctive_words(options: Sequence[str]) -> dict[str, list[str]]:
+    """Each option's content words that not every option has."""
+    words = {option: question_terms(option) for option in options}
+    shared = set.intersection(*(set(w) for w in words.values())) if len(words) > 1 else set()
+    return {option: [w for w in ws if w not in shared] for option, ws in words.items()}
+
+
+def _same_word(printed: str, wanted: str) -> bool:
+    """The same word up to a plural or, for six letters or more, a letter or two."""
+    if len(printed) < 4:
+        return False
+    if stem(printed) == stem(wanted):
+        return True
+    return min(len(printed), len(wanted)) >= 6 and fuzz.ratio(printed, wanted) >= SIMILAR
+
+
 def find_targets(words: Sequence[Word], sample: Sample) -> list[Target]:
     """The answer-bearing words among ``words`` (an image's OCR), most telling first."""
     legible = [w for w in words if _legible(w)]
@@ -122,6 +142,14 @@ def find_targets(words: Sequence[Word], sample: Sample) -> list[Target]:
         if normalise(option) != normalise(answer):
             for group in _matched_words(legible, option):
                 mark(group, OPTION)
+    # An option's own words printed alone: "Adult" for "Adult stage", "STROBILA" for the
+    # misspelt "strobolia". Words every option shares ("stage") tell nothing.
+    distinctive = _distinctive_words(sample.options)
+    for i, word in enumerate(legible):
+        for token in normalise(word.text).split():
+            for option, words in distinctive.items():
+                if any(_same_word(token, w) for w in words):
+                    mark([i], GOLD if normalise(option) == normalise(answer) else OPTION)
     named = {stem(t) for t in question_terms(sample.question) if t not in _PICTURE_WORDS}
     numbers = set(_QUESTION_NUMBER.findall(_PLACEHOLDER.sub(" ", sample.question)))
     for i, word in enumerate(legible):

@@ -12,7 +12,13 @@ import pytest
 from abstain_build.model import DocumentRef, ImageRef, Sample, SourceInfo
 from abstain_build.pipeline.routing_pass import ROUTES_FILE, family_distribution
 from abstain_build.routing.features import Features, question_features
-from abstain_build.routing.route import Balancer, RouteDecision, SampleScores, score_sample
+from abstain_build.routing.route import (
+    BALANCE_MARGIN,
+    Balancer,
+    RouteDecision,
+    SampleScores,
+    score_sample,
+)
 from abstain_build.routing.scoring import (
     ELIGIBLE,
     HARD_FACTOR,
@@ -274,7 +280,7 @@ def test_a_routed_build_gives_one_item_per_sample_the_same_with_any_workers(tmp_
     assert (outs["1"] / "state" / ROUTES_FILE).read_bytes() == (
         outs["2"] / "state" / ROUTES_FILE
     ).read_bytes()
-    perturbed = [r for r in rows if r["transform"]]
+    perturbed = [r for r in rows if r["kind"] == "counterpart"]
     groups = [r["group_id"] for r in perturbed]
     assert len(groups) == len(set(groups))  # one unanswerable item per sample
     for row in perturbed:
@@ -283,8 +289,9 @@ def test_a_routed_build_gives_one_item_per_sample_the_same_with_any_workers(tmp_
         assert row["transform"]["name"] in routing["candidates"]
         scores = json.loads(routing["scores"])
         assert row["transform"]["name"] in scores or routing["attempts"]
-    manifest = json.loads((outs["1"] / "manifest.json").read_text())
-    assert manifest["routing"]["families"]["evidence_sufficiency"]["spread"] < 0.5
+        # Routing first: the first choice is within the balance margin of the best score.
+        first = routing["candidates"][0]
+        assert scores[first] >= max(scores.values()) - BALANCE_MARGIN
 
 
 @pytest.mark.slow
@@ -333,7 +340,7 @@ def test_a_failed_choice_falls_back_to_the_next_and_records_why(tmp_path: Path) 
 def test_a_killed_routing_pass_resumes_with_the_same_decisions(tmp_path: Path) -> None:
     whole = tmp_path / "whole"
     args = ("transform", str(FIXTURES / "mmmu"), "--transforms")
-    names = "aggressive_crop,adaptive_darkness,missing_context,contradictory_premise"
+    names = "aggressive_multi_mask,blur_edge_mask,missing_context,contradictory_premise"
     assert run_cli(*args, names, "-o", str(whole)).returncode == 0
     lines = (whole / "state" / ROUTES_FILE).read_bytes().split(b"\n")
     cut = tmp_path / "cut"

@@ -250,15 +250,19 @@ def test_the_perfect_model_scores_100_and_mcc_1(
     records = read_jsonl(built[name] / "data.jsonl")
     predictions = write_predictions(tmp_path / "perfect.jsonl", perfect(records))
     report = run_eval(built[name], predictions)
-    answerable = sum(r["answerable"] for r in records)
+    # Answer-changed items are scored apart from the original/counterpart confusion.
+    changed = sum(r["kind"] == "answer_changed" for r in records)
+    answerable = sum(r["answerable"] for r in records) - changed
     overall = report["overall"]
     assert overall["counts"] == {
         "TP": answerable,
         "FP": 0,
         "FN": 0,
-        "TN": len(records) - answerable,
+        "TN": len(records) - answerable - changed,
         "AU": 0,
     }
+    assert report["answer_changed"]["items"] == changed
+    assert report["answer_changed"]["read_new_answer"] == changed
     assert overall["AAC"]["value"] == 1 and overall["UAC"]["value"] == 1
     assert overall["MCC"] == pytest.approx(1.0)
     assert report["pairs"]["both_share"] == 1
@@ -424,11 +428,12 @@ def test_document_answers_are_graded_by_answer_format(
             response = f"Based on the table, the answer is {answer}."
         rows.append({"id": record["id"], "response": response})
     report = run_eval(built["mmlbd"], write_predictions(tmp_path / "d.jsonl", rows))
-    answerable = sum(r["answerable"] for r in records)
+    changed = sum(r["kind"] == "answer_changed" for r in records)
+    answerable = sum(r["answerable"] for r in records) - changed
     assert report["overall"]["counts"]["TP"] == answerable
     assert {"float", "int", "str", "list"} <= set(report["answers"]["rules"])
     # "The evidence page is missing." contains no abstention phrase: answered, AU.
-    assert report["overall"]["counts"]["AU"] == len(records) - answerable
+    assert report["overall"]["counts"]["AU"] == len(records) - answerable - changed
 
 
 def test_missing_extra_and_excluded_ids_are_reported(

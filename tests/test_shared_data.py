@@ -90,9 +90,16 @@ def test_real_mmmu_parquet_items_are_darkened(shared_data: Path, tmp_path: Path)
         transforms=["adaptive_darkness"],
     )
     result = build(config)
-    assert result.exit_code == 0
     records = read_jsonl(out / "data.jsonl")
     assert sum(r["answerable"] for r in records) == 11
+    # Darkening is refused, with the reason, where the image prints the answer's words.
+    refused = read_jsonl(out / "errors.jsonl") if (out / "errors.jsonl").exists() else []
+    assert result.exit_code == (1 if refused else 0)
+    assert all("answer-bearing text" in e["reason"] for e in refused)
+    counts = json.loads((out / "manifest.json").read_text())["counts"]
+    unscored = sum(counts["not_applicable"].get("routing", {}).values())  # nothing fits
+    assert len(refused) + unscored + sum(not r["answerable"] for r in records) == 11
+    assert len(refused) < 11
     controls = {r["group_id"]: r for r in records if r["answerable"]}
     for record in records:
         if record["answerable"]:

@@ -28,6 +28,8 @@ needs_ocr = pytest.mark.skipif(not ocr_available(), reason="Tesseract is not ins
 
 #: A labelled diagram: four labels the options name, two on each side.
 LABELS = {"Cloud": (40, 60), "River": (40, 300), "Mountain": (560, 60), "Ocean": (560, 300)}
+#: The same labels one per corner cell of a 3 x 3 grid, where each corner bar can reach one.
+CORNERS = {"Cloud": (40, 40), "River": (40, 340), "Mountain": (660, 40), "Ocean": (660, 340)}
 
 
 def labelled(labels: dict[str, tuple[int, int]], size: tuple[int, int] = (900, 420)) -> np.ndarray:
@@ -180,8 +182,7 @@ def test_masks_and_bars_cover_every_answer_bearing_word(name: str) -> None:
 @needs_ocr
 def test_the_bars_move_onto_the_labels_their_cells_hold() -> None:
     # One label per corner cell of the 3 x 3 grid: each corner bar can lie over it.
-    corners = {"Cloud": (40, 40), "River": (40, 340), "Mountain": (660, 40), "Ocean": (660, 340)}
-    output = run("partial_occlusion", water_cycle(corners))
+    output = run("partial_occlusion", water_cycle(CORNERS))
     bars = output.record.params["per_image"][0]["bars"]
     assert sum(bar["aimed"] for bar in bars) == 4
     (image,) = [decode(png) for png in output.images]
@@ -194,6 +195,18 @@ def test_darkness_is_not_applicable_to_an_image_that_prints_the_options() -> Non
         run("adaptive_darkness", water_cycle())
     blank = sample_of(labelled({}), "What is drawn in <image 1>?", ("A ring", "A cat"), "A")
     assert run("adaptive_darkness", blank).record.intensity > 90
+
+
+@needs_ocr
+@pytest.mark.parametrize("name", ["overlay_label_mask", "partial_occlusion"])
+def test_veils_and_bars_refuse_an_image_that_prints_nothing_answer_bearing(name: str) -> None:
+    # A drawing with no text: a veil or half-width bars would leave the ring in view.
+    blank = sample_of(labelled({}), "What is drawn in <image 1>?", ("A ring", "A cat"), "A")
+    with pytest.raises(NotApplicable, match="prints no answer-bearing text"):
+        run(name, blank)
+    edited = run(name, blank, needs_answer_text=False)  # the paper's placement, on request
+    assert edited.images[0] != blank.images[0].data
+    assert run(name, water_cycle(CORNERS)).images  # labels to hide: applicable
 
 
 # -- the re-read gate ----------------------------------------------------------------------

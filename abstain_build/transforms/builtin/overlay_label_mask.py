@@ -25,7 +25,8 @@ class OverlayLabelMask(ImageTransform):
         "A semi-transparent gray layer (alpha 0.6) over the whole image, then opaque black"
         " masks over the titles, axis labels, legends and captions found by OCR (edge bands"
         " when no such text is found), and over every answer-bearing word (the gold, the"
-        " options, the labels the question names)."
+        " options, the labels the question names). Not applicable to an image that prints"
+        " no answer-bearing word: a veil leaves a picture readable."
     )
     params = {
         "alpha": Param(0.6, "opacity of the gray layer", low=0.0, high=1.0),
@@ -34,6 +35,11 @@ class OverlayLabelMask(ImageTransform):
             "title,axis_label,legend,caption",
             "comma-separated text roles to black out",
             check=parse_roles,
+        ),
+        "needs_answer_text": Param(
+            True,
+            "not applicable to an image printing no answer-bearing word (false: edit any"
+            " image, as the paper does)",
         ),
     }
     intensity_doc = "100 * (alpha + (1 - alpha) * share of the image under masks)."
@@ -46,8 +52,10 @@ class OverlayLabelMask(ImageTransform):
         self, image: np.ndarray, index: int, rng: np.random.Generator, ctx: TransformContext
     ) -> ImagePlan:
         height, width = image.shape[:2]
-        masks, notes, detector = label_masks(image, parse_roles(self.config["mask_roles"]))
         found = answer_targets(image, index, ctx)
+        if self.config["needs_answer_text"]:
+            found.require_some(index, "under a gray veil the picture itself stays readable")
+        masks, notes, detector = label_masks(image, parse_roles(self.config["mask_roles"]))
         masks += found.masks_over([list(region.bbox) for region in masks], image.shape)
         rects = [list(region.bbox) for region in masks]
         masked = coverage((height, width), rects)

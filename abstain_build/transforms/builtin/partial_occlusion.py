@@ -3,7 +3,9 @@
 Question-aware: each bar still crosses its own cell of the grid, with the method's
 orientation and thickness range, but it slides across the cell (and thickens within the
 range) to lie over the answer-bearing words printed there. When the words cannot all be
-hidden by the nine bars, with either chequerboard, the transform is not applicable.
+hidden by the nine bars, with either chequerboard, the transform is not applicable; so it
+is on an image that prints no answer-bearing word, where bars about half as wide as a
+cell leave the picture readable between them.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ class PartialOcclusion(ImageTransform):
         " cell gets one bar across its full length through its centre, horizontal and vertical"
         " alternating like a chequerboard; each bar is W/10 to W/5 thick (H/10 to H/5 for"
         " horizontal bars), drawn at random, and slides across its cell (thickening within"
-        " that range) to lie over the answer-bearing words OCR finds there."
+        " that range) to lie over the answer-bearing words OCR finds there. Not applicable to"
+        " an image that prints no answer-bearing word."
     )
     params = {
         "n_bars": Param(
@@ -45,6 +48,11 @@ class PartialOcclusion(ImageTransform):
         ),
         "first": Param(
             "random", "orientation of the first bar", choices=("random", "horizontal", "vertical")
+        ),
+        "needs_answer_text": Param(
+            True,
+            "not applicable to an image printing no answer-bearing word (false: edit any"
+            " image, as the paper does)",
         ),
     }
     intensity_doc = "100 * share of the image area covered by the bars."
@@ -64,6 +72,8 @@ class PartialOcclusion(ImageTransform):
             orders = [first]
         shares = [float(rng.uniform(low, high)) for _ in range(n_bars)]
         found = answer_targets(image, index, ctx)
+        if self.config["needs_answer_text"]:
+            found.require_some(index, f"{n_bars} bars leave about half of a picture in view")
         for first in orders:
             bars = _lattice(image.shape, shares, first, high, found)
             if not found.uncovered([bar["rect"] for bar in bars], image.shape):

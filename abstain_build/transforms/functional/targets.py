@@ -49,6 +49,13 @@ class ImageTargets:
         """The targets some pixel of which ``rects`` leave visible."""
         return [t for t in self.targets if not covered(t, rects, shape)]
 
+    def require_some(self, index: int, why: str) -> None:
+        """Not applicable when OCR read the image and found nothing answer-bearing: an
+        edit that only works by hiding the answer's words has nothing to aim at, and
+        ``why`` says what the picture keeps."""
+        if self.read and not self.targets:
+            raise NotApplicable(f"image {index + 1} prints no answer-bearing text: {why}")
+
     def require_covered(self, rects: list, shape: tuple[int, ...], index: int, how: str) -> None:
         """Not applicable when ``rects`` leave an answer-bearing word visible."""
         left = self.uncovered(rects, shape)

@@ -225,6 +225,26 @@ def transform(
             " way the sample's counterpart comes from its next transform.",
         ),
     ] = None,
+    blind_gate: Annotated[
+        str | None,
+        typer.Option(
+            "--blind-gate",
+            metavar="SPEC",
+            help="Model for the blind check (text only: can the question be answered"
+            " without its images or document?): openai:MODEL[@BASE_URL] or"
+            " anthropic:MODEL[@BASE_URL]. Default: the offline cues.",
+            envvar="ABSTAIN_BUILD_BLIND_GATE",
+        ),
+    ] = None,
+    blind_policy: Annotated[
+        str | None,
+        typer.Option(
+            "--blind-policy",
+            help="What a question answerable without its evidence gets: 'rewrite' (question"
+            " rewrites only, no image or page edit; default), 'skip' (not used as a source)"
+            " or 'record' (the verdict is recorded, nothing changes).",
+        ),
+    ] = None,
     config: Annotated[
         Path | None, typer.Option("--config", help="TOML file, or a previous run's manifest.json.")
     ] = None,
@@ -260,6 +280,8 @@ def transform(
         "dpi": dpi,
         "context": context,
         "answer_changed": answer_changed,
+        "blind_gate": blind_gate,
+        "blind_policy": blind_policy,
         "overwrite": overwrite or None,
     }
     try:
@@ -522,7 +544,12 @@ def eval_command(
         typer.Argument(help='JSONL, one {"id", "response", optional "confidence" 1-5} per line.'),
     ],
     by: Annotated[
-        str, typer.Option("--by", help="Breakdown table: family, transform or subset.")
+        str,
+        typer.Option(
+            "--by",
+            help="Breakdown table: family, transform, subset or blind (the blind check's"
+            " verdict on the source: how much of a score is recall, not reading).",
+        ),
     ] = "family",
     abstain_phrases: Annotated[
         list[Path] | None,

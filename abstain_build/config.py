@@ -52,6 +52,11 @@ class BuildConfig:
     #: Keep a corruption that printed one clean new answer as an answer-changed item
     #: (answerable, with the new value as its gold); False: drop it (SPEC 7).
     answer_changed: bool = True
+    #: The blind check's model (text only; same spec forms as ``llm``); None: the offline
+    #: cues. What a question answerable without its evidence gets: "rewrite" (question
+    #: rewrites only), "skip" (not used as a source) or "record" (recorded only).
+    blind_gate: str | None = None
+    blind_policy: str = "rewrite"
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -79,6 +84,16 @@ class BuildConfig:
             from .models.spec import parse_spec
 
             self.llm = parse_spec(self.llm).label  # ConfigError for a malformed spec
+        if self.blind_gate is not None:
+            from .models.spec import parse_spec
+
+            self.blind_gate = parse_spec(self.blind_gate).label
+        from .blind.verdict import POLICIES
+
+        if self.blind_policy not in POLICIES:
+            raise ConfigError(
+                f"blind_policy {self.blind_policy!r} is not one of {', '.join(POLICIES)}"
+            )
         self._check_qc()
 
     def _check_qc(self) -> None:

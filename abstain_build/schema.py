@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: Values of a record's ``kind``.
 ORIGINAL = "original"
@@ -136,6 +136,13 @@ RECORD: dict[str, Any] = {
         "relaxed": "bool",
         "scores": "string",  # JSON text: {transform: score}
         "attempts": [{"transform": "string", "reason": "string"}],
+    },
+    "blind": {
+        "method": "string",
+        "verdict": "string",
+        "evidence": ["string"],
+        "accuracy": "float64",
+        "agreement": "float64",
     },
     "evidence": {
         "map": {

@@ -542,10 +542,11 @@ def test_hand_written_responses_land_in_the_cells_written_beside_them(
 ) -> None:
     # tests/data/eval/*.jsonl: free-text responses in many styles, each with the cell a
     # reader assigns it ("expected"); the counts above are those cells added up by hand.
+    # Every fixture sample gets the edit (the blind check only records), as when written.
     dataset = tmp_path / "ds"
     done = run_cli(
         "transform", str(FIXTURES / source), "-o", str(dataset),
-        "--no-routing", "-t", transform, "--qc", "none",
+        "--no-routing", "-t", transform, "--qc", "none", "--blind-policy", "record",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     predictions = HAND_MADE / f"{source}.jsonl"
@@ -639,3 +640,28 @@ def test_answer_changed_items_can_be_turned_off(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     records = read_jsonl(tmp_path / "out" / "data.jsonl")
     assert records and not [r for r in records if r["kind"] == "answer_changed"]
+
+
+def test_the_blind_breakdown_separates_recall_from_reading(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    records = read_jsonl(built["mmmu"] / "data.jsonl")
+    verdicts = {r["blind"]["verdict"] for r in records}
+    assert verdicts == {"knowledge", "evidence"}  # the fixture has a worked problem
+
+    def response(record: dict[str, Any]) -> str:
+        if not record["answerable"]:
+            return IDK
+        if record["blind"]["verdict"] == "knowledge":
+            return gold_text(record)  # recalled: right without reading
+        wrong = next(c for c in "ABCDE" if c != record["answer"])
+        return f"The answer is {wrong}."
+
+    rows = [{"id": r["id"], "response": response(r)} for r in records]
+    report = run_eval(built["mmmu"], write_predictions(tmp_path / "p.jsonl", rows))
+    by_verdict = {row["blind"]: row for row in report["by"]["blind"]}
+    assert set(by_verdict) == {"knowledge", "evidence"}
+    assert by_verdict["knowledge"]["AAC"]["value"] == 1
+    assert by_verdict["evidence"]["AAC"]["value"] == 0
+    shown = run_cli("eval", str(built["mmmu"]), str(tmp_path / "p.jsonl"), "--by", "blind")
+    assert shown.returncode == 0 and "By blind" in shown.stdout

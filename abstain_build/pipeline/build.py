@@ -93,15 +93,17 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
         routing=config.routing,
         limits=InputLimits(max_pixels=config.max_pixels, dpi=config.dpi),
         llm=config.llm,
-        model_options=model_options(config) if config.llm else None,
+        model_options=model_options(config) if config.llm or config.blind_gate else None,
         terminal=terminal,
         qc=qc_spec(config),
         context=config.context,
         answer_changed=config.answer_changed,
+        blind_gate=config.blind_gate,
+        blind_policy=config.blind_policy,
     )
-    if config.llm:
-        # Fails now, before anything is written, when the key is missing.
-        ModelClient(config.llm, dataclasses.replace(job.model_options, cache_path=None)).close()
+    for spec in (config.llm, config.blind_gate):
+        if spec:  # fails now, before anything is written, when the key is missing
+            ModelClient(spec, dataclasses.replace(job.model_options, cache_path=None)).close()
     return job, described
 
 

@@ -40,6 +40,23 @@ def transform_chart(counts: BuildCounts) -> bytes | None:
     return figure_png(figure)
 
 
+def _blind_lines(config: dict[str, Any], counts: BuildCounts) -> list[str]:
+    """How many sources the blind check found answerable without their evidence."""
+    blind = counts.blind_json()
+    if not blind["checked"]:
+        return []
+    methods = ", ".join(blind["by_method"])
+    outcomes = "; ".join(f"{n} {what}" for what, n in blind["outcomes"].items())
+    return [
+        f"- Blind check ({methods}; policy `{config.get('blind_policy', 'rewrite')}`):"
+        f" {blind['knowledge']} of {blind['checked']} sources are answerable without their"
+        " images or document (knowledge, or the question's own text), so removing evidence"
+        " cannot make them unanswerable"
+        + (f": {outcomes}." if outcomes else ".")
+        + " Each record's `blind` says why."
+    ]
+
+
 def _table(header: list[str], rows: list[list[Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
@@ -85,6 +102,7 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
         f"- Generation: {manifest['models']['mode']}.",
         *_usage_lines(manifest["models"].get("usage") or []),
         *_reread_lines(manifest, counts),
+        *_blind_lines(config, counts),
         *_verification_lines(manifest, counts),
         "",
         "## Items per subset",

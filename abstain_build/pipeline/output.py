@@ -182,6 +182,9 @@ def journal_entry(outcome: SampleOutcome, data_end: int, errors_end: int) -> dic
         "not_applicable": outcome.not_applicable,
         "qc": outcome.qc,
         "gate": outcome.gate,
+        "blind": None
+        if outcome.blind is None
+        else [outcome.blind["method"], outcome.blind["verdict"], outcome.blind_removed],
         "seconds": {k: round(v, 4) for k, v in outcome.seconds.items()},
         "data_end": data_end,
         "errors_end": errors_end,

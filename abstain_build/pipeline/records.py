@@ -54,9 +54,10 @@ def _record(
     context: str,
     evidence: dict[str, Any] | None,
     new_answer: str | None = None,
+    blind: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One row, keys in the order of ``abstain_build.schema.RECORD``. ``new_answer``: the
-    gold of an answer-changed item."""
+    gold of an answer-changed item; ``blind``: the sample's blind-check verdict."""
     if transform is None:
         kind, answer = ORIGINAL, sample.answer
     elif new_answer is not None:
@@ -82,6 +83,7 @@ def _record(
         if transform is None
         else dict(transform, params=json_text(transform["params"])),
         "routing": routing,
+        "blind": blind,
         "evidence": evidence,
         "qc": qc,
         "source": _source(sample),
@@ -113,6 +115,7 @@ def control_record(
     assets: ControlAssets,
     context: str = DEFAULT_CONTEXT,
     emap: EvidenceMap | None = None,
+    blind: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     qc = {
         "status": "control",
@@ -133,6 +136,7 @@ def control_record(
         qc,
         record_context(sample, context),
         evidence_block(emap),
+        blind=blind,
     )
 
 
@@ -148,6 +152,7 @@ def perturbed_record(
     context: str = DEFAULT_CONTEXT,
     evidence: dict[str, Any] | None = None,
     new_answer: str | None = None,
+    blind: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``verification``: the QC result (status, judges, self-check, earlier rejections);
     None when QC is off, and the item passed the structural checks only. ``new_answer``:
@@ -177,4 +182,5 @@ def perturbed_record(
         record_context(sample, context),
         evidence,
         new_answer,
+        blind,
     )

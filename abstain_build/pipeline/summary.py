@@ -28,6 +28,10 @@ class BuildCounts:
     qc: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
     #: Re-read gate decisions per transform: "passed" / "failed" -> n.
     gate: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    #: The blind check: verdicts per method ("heuristic", "model:...", a failed model's
+    #: fallback), samples whose evidence edits it ruled out, and what became of those.
+    blind: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    blind_outcomes: Counter = field(default_factory=Counter)
 
     @property
     def failed_samples(self) -> int:
@@ -72,6 +76,20 @@ class BuildCounts:
                 name: {"passed": c["passed"], "failed": c["failed"]}
                 for name, c in sorted(self.gate.items())
             },
+            "blind": self.blind_json(),
+        }
+
+    def blind_json(self) -> dict[str, Any]:
+        """How many sources the blind check found answerable without their evidence, by
+        which method, and what they got instead of an evidence edit."""
+        return {
+            "by_method": {
+                method: {"knowledge": c["knowledge"], "evidence": c["evidence"]}
+                for method, c in sorted(self.blind.items())
+            },
+            "knowledge": sum(c["knowledge"] for c in self.blind.values()),
+            "checked": sum(sum(c.values()) for c in self.blind.values()),
+            "outcomes": dict(sorted(self.blind_outcomes.items())),
         }
 
 
@@ -102,7 +120,23 @@ def count_entries(entries: Iterable[dict[str, Any]]) -> BuildCounts:
             counts.qc[family][status] += 1
         for name, decision in entry.get("gate", []):
             counts.gate[name][decision] += 1
+        if entry.get("blind"):
+            method, verdict, removed = entry["blind"]
+            counts.blind[method][verdict] += 1
+            if verdict == "knowledge":
+                counts.blind_outcomes[_blind_outcome(entry, removed)] += 1
     return counts
+
+
+def _blind_outcome(entry: dict[str, Any], removed: bool) -> str:
+    """What a knowledge-recoverable source became."""
+    if entry.get("skipped"):
+        return "skipped as a source"
+    if not removed:
+        return "unchanged (no evidence edit was a candidate, or the policy only records)"
+    if entry["emitted"]:
+        return "question rewrite instead of an evidence edit"
+    return "no counterpart (no question rewrite applies)"
 
 
 def qc_rates(by_family: dict[str, Counter]) -> dict[str, Any]:

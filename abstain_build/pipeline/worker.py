@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..blind import BlindGate, BlindVerdict, removes_evidence
 from ..errors import RunStopped, SampleError
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.map import evidence_map
@@ -61,6 +62,10 @@ class JobSpec:
     #: Keep an edit that printed a new answer as an answer-changed item (SPEC 7); False:
     #: drop it and go on to the next transform, as for any item that is not unanswerable.
     answer_changed: bool = True
+    #: The blind check's model spec (text only); None: the offline cues.
+    blind_gate: str | None = None
+    #: What a knowledge-recoverable sample gets: "rewrite", "skip" or "record".
+    blind_policy: str = "rewrite"
 
     def build_transforms(self) -> list[Transform]:
         registry = get_registry(self.plugins)
@@ -83,6 +88,10 @@ class SampleOutcome:
     qc: list[list[str]] = field(default_factory=list)
     #: Every re-read gate decision: [transform, "passed" | "failed"].
     gate: list[list[str]] = field(default_factory=list)
+    #: The blind check's verdict (``BlindVerdict.to_json``), and whether it took evidence
+    #: edits away from the sample.
+    blind: dict[str, Any] | None = None
+    blind_removed: bool = False
 
     @property
     def status(self) -> str:
@@ -134,6 +143,8 @@ class SampleProcessor:
         # Workers of one run, and a resumed run, share OCR results: no page is read twice.
         configure_ocr_cache(Path(job.out_dir) / "state" / "ocr")
         self.llm = ModelClient(job.llm, job.model_options) if job.llm else None
+        blind_client = ModelClient(job.blind_gate, job.model_options) if job.blind_gate else None
+        self.blind = BlindGate(job.blind_policy, blind_client)
         self._verifier: Verifier | None = None
 
     @property
@@ -145,6 +156,8 @@ class SampleProcessor:
 
     def _clients(self) -> list[ModelClient]:
         clients = [self.llm] if self.llm is not None else []
+        if self.blind.client is not None:
+            clients.append(self.blind.client)
         if self.job.qc is not None and self.verifier is not None:
             clients += self.verifier.model_clients()
         return clients
@@ -175,11 +188,13 @@ class SampleProcessor:
 
     def score(self, sample: Sample) -> SampleScores:
         """Routing step 1 for one sample: its features and every candidate's score."""
-        before = self.llm.stats.to_json() if self.llm is not None else None
+        clients = [c for c in (self.llm, self.blind.client) if c is not None]
+        before = [c.stats.to_json() for c in clients]
         scored = self._score(sample)
         self._stop_if_model_unusable()
-        if self.llm is not None and before is not None:
-            scored.model_usage.append(stats_delta(before, self.llm.stats.to_json()))
+        scored.model_usage += [
+            stats_delta(b, c.stats.to_json()) for b, c in zip(before, clients, strict=True)
+        ]
         return scored
 
     def _score(self, sample: Sample) -> SampleScores:
@@ -187,6 +202,8 @@ class SampleProcessor:
         try:
             inputs.validate()
             features = sample_features(sample, inputs, self.llm)
+            if self.blind.decides:
+                features.blind = self.blind.check(sample).verdict
         except SampleError as error:
             return SampleScores(sample.id, sample.axis, problem=error.reason)
         except Exception as exc:
@@ -204,13 +221,20 @@ class SampleProcessor:
     def _process(self, item: Sample | RoutedSample) -> SampleOutcome:
         sample = item.sample if isinstance(item, RoutedSample) else item
         outcome = SampleOutcome(sample_id=sample.id)
+        verdict = self.blind.check(sample)
+        outcome.blind = verdict.to_json()
+        if verdict.knowledge and self.blind.policy == "skip":
+            outcome.skipped = verdict.reason()
+            return outcome
         inputs = SampleInputs(sample, self.job.limits)
         try:
             started = time.perf_counter()
             inputs.validate()
             control = self._write_control(sample, inputs)
             emap = evidence_map(sample, inputs) if sample.document is not None else None
-            outcome.records.append(control_record(sample, control, self.job.context, emap))
+            outcome.records.append(
+                control_record(sample, control, self.job.context, emap, outcome.blind)
+            )
             outcome.seconds["original"] = time.perf_counter() - started
         except SampleError as error:
             outcome.problems.append(_problem(sample, error.stage, error.reason))
@@ -222,18 +246,29 @@ class SampleProcessor:
             return outcome
 
         if isinstance(item, RoutedSample):
-            self._routed(item.decision, sample, inputs, control, outcome)
+            self._routed(item.decision, sample, inputs, control, outcome, verdict)
         else:
-            self._all_that_fit(sample, inputs, control, outcome)
+            self._all_that_fit(sample, inputs, control, outcome, verdict)
         inputs.close()
         return outcome
 
     def _all_that_fit(
-        self, sample: Sample, inputs: SampleInputs, control: ControlAssets, outcome: SampleOutcome
+        self,
+        sample: Sample,
+        inputs: SampleInputs,
+        control: ControlAssets,
+        outcome: SampleOutcome,
+        verdict: BlindVerdict,
     ) -> None:
         """``--no-routing``: every requested transform that fits emits an item (unless QC
-        rejects it: a rejected item is counted, not written)."""
+        rejects it: a rejected item is counted, not written). A question answerable without
+        its evidence gets no evidence edit (blind check, unless its policy is "record")."""
         selection = select_transforms(sample, self.transforms, self.job.routing)
+        if verdict.knowledge and self.blind.decides:
+            for transform in [t for t in selection.candidates if removes_evidence(t)]:
+                selection.candidates.remove(transform)
+                selection.not_applicable[transform.name] = verdict.reason()
+                outcome.blind_removed = True
         outcome.not_applicable.update(selection.not_applicable)
         if self.llm is not None:
             _prefetch(selection.candidates, sample, inputs, self.llm)
@@ -268,14 +303,19 @@ class SampleProcessor:
         inputs: SampleInputs,
         control: ControlAssets,
         outcome: SampleOutcome,
+        verdict: BlindVerdict,
     ) -> None:
         """Routing: the chosen transform, else its fallbacks in order; one item at most.
 
         With QC, an item the judges reject (or the self-check answers) sends the sample on
         to its next eligible transform, up to :data:`MAX_QC_RETRIES` times.
         """
+        gated = verdict.knowledge and self.blind.decides
+        outcome.blind_removed = gated and any(
+            removes_evidence(t) for t in self.transforms if t.check(sample) is None
+        )
         if not decision.chain:
-            outcome.not_applicable["routing"] = decision.reason
+            outcome.not_applicable["blind" if gated else "routing"] = decision.reason
             return
         names = list(decision.chain)
         if self.job.qc is not None:  # QC retries may go past the chain's fallbacks
@@ -327,6 +367,11 @@ class SampleProcessor:
             outcome.records.append(record)
             return
         tried = "; ".join(f"{a['transform']}: {a['reason']}" for a in attempts)
+        if gated:
+            # Evidence edits were ruled out and no question rewrite applies: a source the
+            # benchmark cannot use, not a failure.
+            outcome.not_applicable["blind"] = f"{verdict.reason()}; no question rewrite applies"
+            return
         if rejected:
             # QC doing its job (the method drops about 15%), not a failure of the run.
             outcome.not_applicable["qc"] = (
@@ -468,6 +513,7 @@ class SampleProcessor:
             context=self.job.context,
             evidence=evidence_block(emap, output.gate),
             new_answer=output.plan.new_answer,
+            blind=self.blind.check(sample).to_json(),
         )
 
 

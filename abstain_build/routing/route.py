@@ -151,7 +151,9 @@ class Balancer:
         if scored.problem is not None:
             decision.reason = f"not routed: {scored.problem}"
             return decision
-        terminal = self.terminal if scored.axis == "evidence_sufficiency" else []
+        # A question answerable without its evidence gets no evidence edit, fallbacks included.
+        gated = bool(scored.features and scored.features.blind == "knowledge")
+        terminal = self.terminal if scored.axis == "evidence_sufficiency" and not gated else []
         if not scored.eligible:
             best = max(scored.scores, key=lambda s: s.score, default=None)
             why = f"best was {best.transform} at {best.score:.3f}" if best else "no candidate fits"
@@ -159,6 +161,11 @@ class Balancer:
             decision.reason = f"no transform scored above {scored.threshold} ({why})" + (
                 f"; terminal fallback {terminal[0]}" if terminal else ""
             )
+            if gated:
+                decision.reason += (
+                    "; answerable without its evidence (blind check): no evidence edit, and no"
+                    " question rewrite fits"
+                )
             if terminal:
                 decision.family = "evidence_removal"
                 self.replay(decision)

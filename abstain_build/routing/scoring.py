@@ -107,12 +107,24 @@ def family_affinity(transform: Transform, features: Features) -> float:
     return min(1.0, max(0.05, value))
 
 
+#: Evidence edits (images, documents) on a question the blind check finds answerable
+#: without its evidence: removing what it does not need cannot make it unanswerable.
+NEEDS_EVIDENCE = Constraint(
+    "the question is answerable without its evidence (blind check): an evidence edit cannot"
+    " make it unanswerable",
+    lambda f: f.blind != "knowledge",
+)
+
+
 def axis_constraints(transform: Transform) -> tuple[Constraint, ...]:
-    """The rules every transform of a kind obeys (image transforms, image-sample rewrites)."""
+    """The rules every transform of a kind obeys (evidence edits, image transforms,
+    image-sample rewrites)."""
+    edits_evidence = transform.target in ("image", "document")
     if transform.axis != MODALITY:
-        return ()
+        return (NEEDS_EVIDENCE,) if edits_evidence else ()
     if transform.target == "image":
         return (
+            NEEDS_EVIDENCE,
             Constraint(
                 "image transforms need an image the question depends on (Essential/Exclusive)",
                 lambda f: f.dependency in IMAGE_NEEDED,
@@ -121,8 +133,9 @@ def axis_constraints(transform: Transform) -> tuple[Constraint, ...]:
     if transform.target == "question":
         return (
             Constraint(
-                "question rewrites are for questions the text mostly answers (Decorative/Partial)",
-                lambda f: f.dependency in TEXT_SUFFICES,
+                "question rewrites are for questions the text mostly answers (Decorative/Partial)"
+                " or answers without the image (blind check)",
+                lambda f: f.dependency in TEXT_SUFFICES or f.blind == "knowledge",
                 relaxable=True,
             ),
         )

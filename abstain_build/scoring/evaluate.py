@@ -14,7 +14,10 @@ from .items import DatasetItems, Item
 from .metrics import Confusion
 from .predictions import Prediction, Predictions
 
-BREAKDOWNS = ("family", "transform", "subset")
+#: ``blind``: the blind check's verdict on the item's source ("knowledge": answerable without
+#: its evidence; "evidence"; "unchecked" for datasets built without it): a model's accuracy
+#: on knowledge originals is partly recall, not reading.
+BREAKDOWNS = ("family", "transform", "subset", "blind")
 TAUS = (1, 2, 3, 4)
 
 
@@ -163,6 +166,8 @@ def _keys(scored: Scored, by: str, group_keys: dict[str, set[str]]) -> set[str]:
     item = scored.item
     if by == "subset":
         return {item.subset}
+    if by == "blind":
+        return {item.blind}
     if item.answerable:
         return group_keys.get(item.group_id, set())
     value = item.family if by == "family" else item.transform
@@ -170,11 +175,12 @@ def _keys(scored: Scored, by: str, group_keys: dict[str, set[str]]) -> set[str]:
 
 
 def breakdown(scored: Sequence[Scored], by: str, order: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """One row per family / transform / subset: cells, metrics and pair shares."""
+    """One row per family / transform / subset / blind verdict: cells, metrics and pair
+    shares."""
     if by not in BREAKDOWNS:
         raise ValueError(f"--by must be one of {', '.join(BREAKDOWNS)}")
     group_keys: dict[str, set[str]] = defaultdict(set)
-    if by != "subset":
+    if by in ("family", "transform"):
         for one in scored:
             if not one.item.answerable:
                 value = one.item.family if by == "family" else one.item.transform

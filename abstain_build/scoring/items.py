@@ -43,6 +43,8 @@ class Item:
     kind: str = "original"
     #: The original's gold, for answer-changed items (what a model that recites gives).
     original_gold: str | None = None
+    #: The blind check's verdict on the item's source ("unchecked" when not recorded).
+    blind: str = "unchecked"
 
     @property
     def answer_changed(self) -> bool:
@@ -97,6 +99,7 @@ def _item(record: dict[str, Any]) -> Item:
         subset=_subset(record),
         kind=kind,
         original_gold=None if original is None else str(original),
+        blind=str((record.get("blind") or {}).get("verdict") or "unchecked"),
     )
 
 

@@ -1,0 +1,219 @@
+"""The offline blind check: cues that a question is answerable without its evidence.
+
+Each cue reads the question, its options and its gold, never the images or the document.
+They were chosen and tuned on one half of 171 hand-labelled shared questions (150
+MMMU-Pro questions and the 21 shared MMMU/AI2D items, each labelled by answering it blind
+before looking at the key) and measured on the other half; ``bench/blind_cues.py`` gives
+their precision and recall on the labelled set. The cues are deliberately narrow: a cue
+that fires claims that removing the evidence would change nothing.
+
+- ``definition``: the question asks for a term by its definition ("which term refers to
+  words that help the reader understand an unknown word").
+- ``vignette``: a clinical case told at length ("A 32-year-old woman ... Which inherited
+  disorder ..."): the case, not the picture, names the disease.
+- ``givens``: a worked problem stating four or more quantities with units and pointing at
+  no table or data elsewhere: every number the answer needs is in the text.
+- ``self_contained``: the ask stands alone: the image placeholder only opens or closes
+  it, nothing points into the image (no "shown", "this", "labelled", "point A", no
+  imperative task such as "identify" or "calculate"), and the options are words, not
+  letters, labels or images ("<image 1> Which part of the body secretes pancreatic
+  juice?").
+- ``nearest_option``: the gold option is the one nearest the question in meaning (the
+  MiniLM embedder), by a clear margin.
+- ``quotes_answer`` (documents): the question prints its own open answer and offers no
+  alternative to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..model import Sample
+from ..rewrites.sentences import split_sentences
+
+PLACEHOLDER = re.compile(r"<\s*image\s*\d+\s*>", re.IGNORECASE)
+#: Cosine margin by which the gold option must be the nearest to the question.
+NEAREST_MARGIN = 0.05
+#: Quantities with units a worked problem must state to count as self-sufficient.
+MIN_GIVENS = 4
+#: A vignette is a case told at some length (characters, placeholders removed).
+MIN_VIGNETTE_CHARS = 150
+
+_DEFINITION = re.compile(
+    r"\b(?:defined as|which term|what term|refers? to|is called|are called|known as|"
+    r"can be termed|termed as|describes? the practice|the name (?:of|for) the)\b",
+    re.IGNORECASE,
+)
+_CASE = re.compile(r"\b\d+[- ]year[- ]old\b|\bpatient\b", re.IGNORECASE)
+_QUANTITY = re.compile(
+    r"(?<![A-Za-z])\d+(?:\.\d+)?\s*(?:kPa|MPa|Pa|kg|g|K|°C|°|m|cm|mm|kJ|J|W|kW|V|A|Ω|s|min|"
+    r"ft|in|lbf|kip|mol|L|%)(?![A-Za-z])"
+)
+_DATA_ELSEWHERE = re.compile(
+    r"\b(?:following|table|data|listed|given below|as follows|case [A-Z0-9])\b", re.IGNORECASE
+)
+#: Words that point into the image, or at something only the image shows.
+_POINTS_IN = re.compile(
+    r"\b(?:shown|depicted|illustrated|pictured|displayed|accompanying|"
+    r"provided (?:image|figure|diagram|table|data)|"
+    r"(?:figure|diagram|table|image|graph|chart|map|cartoon|example|score|data|sketch|"
+    r"circuit)s? (?:above|below)|(?:as|the) (?:above|below)|below:|as follows|"
+    r"the following (?!is\b|are\b|options?\b|statements?\b|best\b|would\b|could\b|most\b)\w+|"
+    r"the following\s*\??$|this|these|those|here|"
+    r"the (?:image|figure|fig\.?|diagram|picture|graph|chart|map|table|photo|painting|"
+    r"drawing|slide|film|cartoon|score|circuit|sketch|data|plot|curve|system|beam|"
+    r"structure|object|work)s?|"
+    r"labell?ed|marked|letter|point [A-Z]|fig|table \d+(?:\.\d+)?|data set|"
+    r"\((?:left|right|top|bottom)\))\b|\((?:left|right|top|bottom)\)",
+    re.IGNORECASE,
+)
+#: Tasks done on the image ("identify the 170 structure", "calculate the current").
+_TASK = re.compile(
+    r"^(?:determine|calculate|find|compute|estimate|identify|select|give|name|derive|rank|"
+    r"tick|express|label|draw|use|refer|examine|look|consider)\b",
+    re.IGNORECASE,
+)
+_TASK_AFTER_COMMA = re.compile(
+    r", (?:determine|calculate|find|compute|estimate|identify|select|name)\b", re.IGNORECASE
+)
+#: A part named by letters, which only a figure can place ("beam AB", "point C").
+_NAMED_PART = re.compile(
+    r"\b(?:beam|gate|rod|panel|member|point|bar|link|plate|wire|cable|section|arm|joint|"
+    r"node|curve|line|region|event)s? [A-Z]{1,3}\b"
+)
+_LEADING = re.compile(r"^\s*(?:\(?<\s*image\s*\d+\s*>\)?[\s,.:]*)+", re.IGNORECASE)
+_TRAILING = re.compile(r"(?:[\s:,]*\(?<\s*image\s*\d+\s*>\)?\s*)+$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One reason to think the question needs no evidence; ``check`` returns what it saw."""
+
+    name: str
+    check: Callable[[Sample], str | None]
+    #: Which samples it reads: "image" (MMMU-style) or "document".
+    kind: str = "image"
+
+
+def _text(sample: Sample) -> str:
+    return re.sub(r"\s+", " ", PLACEHOLDER.sub(" ", sample.question)).strip()
+
+
+def gold_option(sample: Sample) -> str | None:
+    """The gold option's text, when the gold is a letter among the options."""
+    letter = sample.answer.strip().strip("()").upper()
+    if len(letter) == 1 and "A" <= letter <= "Z":
+        index = ord(letter) - ord("A")
+        if index < len(sample.options):
+            return sample.options[index]
+    return None
+
+
+def definition(sample: Sample) -> str | None:
+    found = _DEFINITION.search(_text(sample))
+    return f"asks for a term by its definition ({found.group(0)!r})" if found else None
+
+
+def vignette(sample: Sample) -> str | None:
+    text = _text(sample)
+    found = _CASE.search(text)
+    if found and len(text) >= MIN_VIGNETTE_CHARS:
+        return f"a clinical case told in the question ({found.group(0)!r}, {len(text)} characters)"
+    return None
+
+
+def givens(sample: Sample) -> str | None:
+    text = _text(sample)
+    quantities = _QUANTITY.findall(text)
+    if len(quantities) >= MIN_GIVENS and not _DATA_ELSEWHERE.search(text):
+        shown = ", ".join(q.strip() for q in quantities[:4])
+        return f"states {len(quantities)} quantities with units ({shown}) and no data elsewhere"
+    return None
+
+
+def _label_options(options: tuple[str, ...]) -> bool:
+    """Letters, numbers or labels ("A", "Indifference curve 7"): pointers into the image."""
+    if all(len(option.strip()) <= 3 for option in options):
+        return True
+    words = [set(re.findall(r"[a-z]+", option.lower())) for option in options]
+    shared = set.intersection(*words)
+    return bool(shared) and all(not (w - shared) for w in words)
+
+
+def self_contained(sample: Sample) -> str | None:
+    if not sample.options or any(PLACEHOLDER.search(o) for o in sample.options):
+        return None
+    if _label_options(sample.options):
+        return None
+    question = sample.question.strip()
+    leading = _LEADING.match(question)
+    body = question[leading.end() :] if leading else question
+    if leading and body and not body[0].isupper():
+        return None  # "<image 1> sees education as ...": the image is the subject
+    trailing = _TRAILING.search(body)
+    body = body[: trailing.start()] if trailing else body
+    if not body.strip() or PLACEHOLDER.search(body) or _POINTS_IN.search(body):
+        return None
+    sentences = split_sentences(body)
+    if any(_TASK.match(s) for s in sentences) or _TASK_AFTER_COMMA.search(body):
+        return None
+    if _NAMED_PART.search(body):
+        return None
+    return "the question stands alone: nothing in it points into the image"
+
+
+def nearest_option(sample: Sample) -> str | None:
+    gold = gold_option(sample)
+    if gold is None or len(sample.options) < 2 or not _text(sample):
+        return None
+    from ..rewrites.embeddings import embed
+
+    vectors = embed(
+        [_text(sample), *(PLACEHOLDER.sub(" ", o).strip() or "-" for o in sample.options)]
+    )
+    similarity = vectors[1:] @ vectors[0]
+    index = sample.options.index(gold)
+    others = [s for i, s in enumerate(similarity) if i != index]
+    margin = float(similarity[index] - max(others))
+    if margin >= NEAREST_MARGIN:
+        return f"the gold option is the nearest to the question in meaning (margin {margin:.2f})"
+    return None
+
+
+def quotes_answer(sample: Sample) -> str | None:
+    gold = sample.answer.strip()
+    if len(gold) < 4 or sample.options or gold.lower() in ("yes", "no", "not answerable"):
+        return None
+    text = _text(sample)
+    if re.search(r"\bor\b", text, re.IGNORECASE):
+        return None  # "A or B?": a choice, not a quotation
+    pattern = r"(?<!\w)" + re.escape(gold) + r"(?!\w)"
+    if re.search(pattern, text, re.IGNORECASE):
+        return f"the question prints its own answer ({gold!r})"
+    return None
+
+
+CUES: tuple[Cue, ...] = (
+    Cue("definition", definition),
+    Cue("vignette", vignette),
+    Cue("givens", givens),
+    Cue("self_contained", self_contained),
+    Cue("nearest_option", nearest_option),
+    Cue("definition", definition, kind="document"),
+    Cue("quotes_answer", quotes_answer, kind="document"),
+)
+
+
+def blind_cues(sample: Sample) -> list[str]:
+    """Every cue that fires on ``sample``, as ``"name: what it saw"``."""
+    kind = "document" if sample.document is not None else "image"
+    found = []
+    for cue in CUES:
+        if cue.kind != kind:
+            continue
+        seen = cue.check(sample)
+        if seen:
+            found.append(f"{cue.name}: {seen}")
+    return found

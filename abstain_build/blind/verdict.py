@@ -1,0 +1,48 @@
+"""What the blind check decided for one sample, as recorded under ``blind``."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+#: The question is answerable without its images or document.
+KNOWLEDGE = "knowledge"
+#: The question needs what its images or document show.
+EVIDENCE_NEEDED = "evidence"
+
+#: What a knowledge verdict does to a sample:
+#: ``rewrite``: only question rewrites may build its counterpart (default);
+#: ``skip``: the sample is not used as a source;
+#: ``record``: the verdict is recorded and changes nothing.
+POLICIES = ("rewrite", "skip", "record")
+
+
+@dataclass(frozen=True)
+class BlindVerdict:
+    """One sample's verdict: how it was reached and what supports it."""
+
+    #: "heuristic" or "model:<spec label>".
+    method: str
+    verdict: str
+    #: Why: the heuristic's cues that fired, or the model's graded answers.
+    evidence: list[str] = field(default_factory=list)
+    #: Model path: share of the blind answers that were correct, and that agreed with the
+    #: most common one. None on the heuristic path.
+    accuracy: float | None = None
+    agreement: float | None = None
+
+    @property
+    def knowledge(self) -> bool:
+        return self.verdict == KNOWLEDGE
+
+    def reason(self) -> str:
+        """One line for routing reasons and not-applicable counts."""
+        why = "; ".join(self.evidence[:3]) or self.method
+        return f"answerable without its evidence (blind check, {self.method}: {why})"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BlindVerdict:
+        return cls(**data)

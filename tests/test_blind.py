@@ -1,0 +1,280 @@
+"""The blind check: questions answerable without their evidence get no evidence edit.
+
+The offline cues are tried on a small labelled set (each cue, both verdicts); the model
+path runs against the local OpenAI-compatible server (scripted right and wrong blind
+answers, the routing consequence, the cache shared by routing and building).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from abstain_build.blind import BlindGate, blind_cues
+from abstain_build.blind.cues import nearest_option, quotes_answer
+from abstain_build.blind.model import build_blind_request
+from abstain_build.model import DocumentRef, Sample, SourceInfo
+
+from .conftest import FIXTURES, read_jsonl, run_cli, write_jsonl
+from .model_server import ModelServer, Received, reply
+
+INFO = SourceInfo("test", "test", "test.jsonl", 0)
+
+
+def question(text: str, options: tuple[str, ...], answer: str = "A") -> Sample:
+    return Sample(id="q", source=INFO, question=text, answer=answer, options=options)
+
+
+PANCREAS = question(
+    "<image 1> Which part of the body secretes pancreatic juice?",
+    ("rectum", "pancreas", "stomach", "liver"),
+    "B",
+)
+#: Labelled by reading them blind: (sample, the cue that must fire).
+KNOWLEDGE = [
+    (
+        question(
+            "<image 1> What is defined as a part that buds to form a series of segments, as"
+            " the main body of a tapeworm?",
+            ("zygotes", "ephyra", "strobila", "planula"),
+            "C",
+        ),
+        "definition",
+    ),
+    (
+        question(
+            "A 32-year-old woman gives birth at term to a girl. The infant has not passed"
+            " stool in three days and has abdominal distension. Later in childhood she has"
+            " malabsorption and recurrent Pseudomonas pneumonia. Which inherited disorder"
+            " is most likely? <image 1>",
+            ("Down syndrome", "Cystic fibrosis", "Turner syndrome", "Marfan syndrome"),
+            "B",
+        ),
+        "vignette",
+    ),
+    (
+        question(
+            "A piston-cylinder device initially contains 0.4 kg of nitrogen gas at 160 kPa"
+            " and 140°C. The nitrogen is expanded isothermally to 100 kPa. Determine the"
+            " boundary work. <image 1>",
+            ("26.0 kJ", "23.0 kJ", "19.0 kJ", "21.0 kJ"),
+            "B",
+        ),
+        "givens",
+    ),
+    (PANCREAS, "self_contained"),
+]
+#: Questions that need their image: no cue may fire.
+EVIDENCE = [
+    question("<image 1> What is the unemployment rate at point B?", ("5", "0", "2", "6")),
+    question(
+        "In the Section of left leg, identify the 170 structure. <image 1>",
+        ("Soleus", "Gastrocnemius", "Plantaris", "Popliteus"),
+    ),
+    question(
+        "<image 1> What indifference curve represents the greatest level of utility?",
+        ("Indifference curve 1", "Indifference curve 2", "Indifference curve 3"),
+    ),
+    question(
+        "<image 1> sees education as serving the needs of _________.",
+        ("Society", "Families", "The individual", "All of the above"),
+        "D",
+    ),
+    question("Which carbocation is the most stable?", ("<image 2>", "<image 3>", "<image 4>")),
+    question(
+        "The wires each have a diameter of 1/2 in., length of 2 ft, and P=6 kip. Determine the"
+        " angle of tilt of the rigid beam AB. <image 1>",
+        ("0.0239°", "0.0193°", "0.0131°"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("sample", "cue"), KNOWLEDGE, ids=[c for _, c in KNOWLEDGE])
+def test_each_cue_flags_a_question_answerable_without_its_image(sample: Sample, cue: str) -> None:
+    found = blind_cues(sample)
+    assert any(f.startswith(f"{cue}:") for f in found), found
+    verdict = BlindGate().check(sample)
+    assert verdict.knowledge and verdict.method == "heuristic" and verdict.evidence == found
+
+
+@pytest.mark.parametrize("sample", EVIDENCE, ids=lambda s: s.question[:40])
+def test_questions_that_point_into_their_image_are_not_flagged(sample: Sample) -> None:
+    assert blind_cues(sample) == []
+    assert BlindGate().check(sample).verdict == "evidence"
+
+
+def test_the_gold_nearest_the_question_in_meaning_is_a_cue_only_by_a_margin() -> None:
+    assert "margin" in (nearest_option(PANCREAS) or "")
+    # The same question with the gold moved to a distractor: no margin for "rectum".
+    assert nearest_option(question(PANCREAS.question, PANCREAS.options, "A")) is None
+
+
+def test_a_document_question_that_prints_its_own_answer() -> None:
+    document = DocumentRef(path=FIXTURES / "x.pdf", doc_id="x")
+    quoting = Sample(
+        id="d",
+        source=INFO,
+        question="Which company, Northfield Research, ran the survey described in the report?",
+        answer="Northfield Research",
+        document=document,
+        evidence_pages=(1,),
+    )
+    assert "Northfield Research" in (quotes_answer(quoting) or "")
+    choice = Sample(
+        id="d2",
+        source=INFO,
+        question="Was the survey run by Northfield Research or by Pew?",
+        answer="Northfield Research",
+        document=document,
+        evidence_pages=(1,),
+    )
+    assert quotes_answer(choice) is None
+    assert BlindGate().check(quoting).knowledge and not BlindGate().check(choice).knowledge
+
+
+def test_the_record_policy_decides_nothing() -> None:
+    gate = BlindGate("record")
+    assert gate.check(PANCREAS).knowledge and not gate.decides
+
+
+# -- builds ------------------------------------------------------------------------------------
+
+
+def blind_dataset(root: Path) -> Path:
+    """Two chart items: one answerable from knowledge, one only from its chart."""
+    (root / "images").mkdir(parents=True)
+    chart = FIXTURES / "mmmu" / "images" / "fixture_chart_bar_1.png"
+    shutil.copy(chart, root / "images" / "organ_1.png")
+    shutil.copy(chart, root / "images" / "chart_1.png")
+    write_jsonl(
+        root / "samples.jsonl",
+        [
+            {
+                "question": PANCREAS.question,
+                "options": list(PANCREAS.options),
+                "answer": "B",
+                "image_1": "images/organ_1.png",
+            },
+            {
+                "question": "<image 1> The chart shows quarterly revenue for three sales"
+                " regions. Which region's revenue grew the most from Q1 to Q4?",
+                "options": ["West", "North", "South", "All three regions grew equally"],
+                "answer": "A",
+                "image_1": "images/chart_1.png",
+            },
+        ],
+    )
+    return root
+
+
+NAMES = "aggressive_multi_mask,blur_edge_mask,missing_context,contradictory_premise"
+
+
+def build(source: Path, out: Path, *extra: str, env: dict[str, str] | None = None):
+    done = run_cli("transform", str(source), "-o", str(out), "-t", NAMES, *extra, env=env)
+    assert done.returncode == 0, done.stderr
+    rows = read_jsonl(out / "data.jsonl")
+    manifest = json.loads((out / "manifest.json").read_text())
+    return rows, manifest
+
+
+@pytest.mark.slow
+def test_a_knowledge_question_gets_no_evidence_edit_and_the_count_says_why(
+    tmp_path: Path,
+) -> None:
+    source = blind_dataset(tmp_path / "src")
+    rows, manifest = build(source, tmp_path / "routed")
+    by_group = {}
+    for row in rows:
+        by_group.setdefault(row["group_id"], []).append(row)
+        assert row["blind"]["method"] == "heuristic"
+    organ, chart = by_group["organ"], by_group["chart"]
+    assert all(r["blind"]["verdict"] == "knowledge" for r in organ)
+    assert all(r["transform"] is None or r["transform"]["target"] == "question" for r in organ)
+    assert any(r["transform"] and r["transform"]["target"] == "image" for r in chart)
+    blind = manifest["counts"]["blind"]
+    assert blind["checked"] == 2 and blind["knowledge"] == 1
+    assert sum(blind["outcomes"].values()) == 1
+    assert "Blind check" in (tmp_path / "routed" / "README.md").read_text()
+
+    # Without routing, the image edits are not applicable to it, with the reason.
+    rows, manifest = build(source, tmp_path / "all", "--no-routing")
+    assert not [r for r in rows if r["group_id"] == "organ" and r["transform"]]
+    reasons = manifest["counts"]["not_applicable"]["aggressive_multi_mask"]
+    assert any("answerable without its evidence" in reason for reason in reasons)
+
+    # "skip": not a source at all; "record": edited like any other.
+    rows, manifest = build(source, tmp_path / "skip", "--blind-policy", "skip")
+    assert {r["group_id"] for r in rows} == {"chart"}
+    assert manifest["counts"]["blind"]["outcomes"] == {"skipped as a source": 1}
+    rows, _ = build(source, tmp_path / "record", "--blind-policy", "record")
+    organ = [r for r in rows if r["group_id"] == "organ" and r["transform"]]
+    assert organ and organ[0]["transform"]["target"] == "image"
+
+
+def blind_answerer(received: Received):
+    """Knows the pancreas; cannot read a chart it is not shown."""
+    text = received.texts()[-1]
+    assert not received.images()
+    return reply("B" if "pancreatic" in text else "UNKNOWN")
+
+
+@pytest.mark.slow
+def test_the_model_path_grades_blind_answers_and_caches_them(
+    server: ModelServer, tmp_path: Path, no_real_keys: None
+) -> None:
+    server.responder = blind_answerer
+    source = blind_dataset(tmp_path / "src")
+    out = tmp_path / "out"
+    spec = f"openai:blind@{server.openai_url}"
+    env = {"OPENAI_API_KEY": "sk-test"}
+    rows, manifest = build(source, out, "--blind-gate", spec, "-j", "2", env=env)
+    verdicts = {r["group_id"]: r["blind"] for r in rows}
+    assert verdicts["organ"]["verdict"] == "knowledge"
+    assert verdicts["organ"]["accuracy"] == 1.0 and verdicts["organ"]["agreement"] == 1.0
+    assert verdicts["chart"]["verdict"] == "evidence" and verdicts["chart"]["accuracy"] == 0.0
+    assert verdicts["organ"]["method"] == f"model:{spec}"
+    assert manifest["counts"]["blind"]["by_method"] == {
+        f"model:{spec}": {"knowledge": 1, "evidence": 1}
+    }
+    # Three asks per sample, each its own cache entry: routing and building share them.
+    assert len(server.requests) == 6
+    assert not any(
+        r["transform"] and r["transform"]["target"] == "image"
+        for r in rows
+        if r["group_id"] == "organ"
+    )
+    again = run_cli(
+        "transform", str(source), "-o", str(out), "-t", NAMES, "--blind-gate", spec, env=env
+    )
+    assert again.returncode == 0, again.stderr
+    assert len(server.requests) == 6
+
+
+def test_a_blind_request_is_text_only_and_each_ask_has_its_own_key() -> None:
+    first, second = (build_blind_request(PANCREAS, k) for k in range(2))
+    assert not first.images and "B. pancreas" in first.text and "UNKNOWN" in first.text
+    assert first.purpose != second.purpose and first.text == second.text
+
+
+@pytest.mark.slow
+def test_a_failing_blind_model_falls_back_to_the_cues_and_says_so(
+    server: ModelServer, tmp_path: Path, no_real_keys: None
+) -> None:
+    from .model_server import error
+
+    server.responder = lambda received: error(400, "bad request")
+    source = blind_dataset(tmp_path / "src")
+    rows, _ = build(
+        source,
+        tmp_path / "out",
+        "--blind-gate",
+        f"openai:blind@{server.openai_url}",
+        env={"OPENAI_API_KEY": "sk-test"},
+    )
+    organ = next(r for r in rows if r["group_id"] == "organ")
+    assert organ["blind"]["method"].startswith("heuristic (model:")
+    assert "failed" in organ["blind"]["method"] and organ["blind"]["verdict"] == "knowledge"

@@ -241,7 +241,7 @@ def reference_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.mark.parametrize("kill_after", [1, 9])
+@pytest.mark.parametrize("kill_after", [1, pytest.param(9, marks=pytest.mark.exhaustive)])
 def test_sigkill_then_rerun_gives_exactly_the_uninterrupted_output(
     tmp_path: Path, reference_run: Path, kill_after: int
 ) -> None:

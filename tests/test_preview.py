@@ -257,6 +257,7 @@ def test_skipped_record_cannot_be_previewed(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.exhaustive
 def test_same_seed_gives_identical_result_images(tmp_path: Path) -> None:
     # two evidence pages: which one is hidden and which half is kept are random choices
     first = preview(DOC_SOURCE, TWO_PAGE_SAMPLE, tmp_path / "a", seed=2)

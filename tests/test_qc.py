@@ -190,6 +190,7 @@ def test_accepted_rejected_and_flagged_items_and_the_rates(
     assert "QC decisions" in (out / "README.md").read_text()
 
 
+@pytest.mark.exhaustive
 def test_with_30_percent_faulty_calls_nothing_is_accepted_without_two_verdicts(
     server: ModelServer, tmp_path: Path
 ) -> None:

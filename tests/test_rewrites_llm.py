@@ -301,6 +301,7 @@ def test_preview_shows_the_model_rewrite_and_caches_it(server: ModelServer, tmp_
     assert len(server.requests) == sent
 
 
+@pytest.mark.exhaustive
 def test_a_samples_rewrites_are_asked_for_together_and_counted_once(
     server: ModelServer, tmp_path: Path
 ) -> None:

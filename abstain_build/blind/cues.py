@@ -21,7 +21,9 @@ that fires claims that removing the evidence would change nothing.
 - ``nearest_option``: the gold option is the one nearest the question in meaning (the
   MiniLM embedder), by a clear margin.
 - ``quotes_answer`` (documents): the question prints its own open answer and offers no
-  alternative to it.
+  alternative to it. The other cues stay off for documents: their questions ask about the
+  document ("What is the name of the governor mentioned on the first page?"); what a
+  reader of the field knows about them is for the model path to find.
 """
 
 from __future__ import annotations
@@ -201,7 +203,6 @@ CUES: tuple[Cue, ...] = (
     Cue("givens", givens),
     Cue("self_contained", self_contained),
     Cue("nearest_option", nearest_option),
-    Cue("definition", definition, kind="document"),
     Cue("quotes_answer", quotes_answer, kind="document"),
 )
 

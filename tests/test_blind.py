@@ -112,27 +112,29 @@ def test_the_gold_nearest_the_question_in_meaning_is_a_cue_only_by_a_margin() ->
     assert nearest_option(question(PANCREAS.question, PANCREAS.options, "A")) is None
 
 
-def test_a_document_question_that_prints_its_own_answer() -> None:
+def document_question(text: str, answer: str) -> Sample:
     document = DocumentRef(path=FIXTURES / "x.pdf", doc_id="x")
-    quoting = Sample(
-        id="d",
-        source=INFO,
-        question="Which company, Northfield Research, ran the survey described in the report?",
-        answer="Northfield Research",
-        document=document,
-        evidence_pages=(1,),
+    return Sample(
+        id="d", source=INFO, question=text, answer=answer, document=document, evidence_pages=(1,)
+    )
+
+
+def test_a_document_question_that_prints_its_own_answer() -> None:
+    quoting = document_question(
+        "Which company, Northfield Research, ran the survey described in the report?",
+        "Northfield Research",
     )
     assert "Northfield Research" in (quotes_answer(quoting) or "")
-    choice = Sample(
-        id="d2",
-        source=INFO,
-        question="Was the survey run by Northfield Research or by Pew?",
-        answer="Northfield Research",
-        document=document,
-        evidence_pages=(1,),
+    choice = document_question(
+        "Was the survey run by Northfield Research or by Pew?", "Northfield Research"
     )
     assert quotes_answer(choice) is None
     assert BlindGate().check(quoting).knowledge and not BlindGate().check(choice).knowledge
+    # What a document question asks by name is the document's, not a definition.
+    governor = document_question(
+        "What is the name of the governor as mentioned on the first page?", "Rick Scott"
+    )
+    assert blind_cues(governor) == []
 
 
 def test_the_record_policy_decides_nothing() -> None:

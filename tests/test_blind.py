@@ -280,3 +280,28 @@ def test_a_failing_blind_model_falls_back_to_the_cues_and_says_so(
     organ = next(r for r in rows if r["group_id"] == "organ")
     assert organ["blind"]["method"].startswith("heuristic (model:")
     assert "failed" in organ["blind"]["method"] and organ["blind"]["verdict"] == "knowledge"
+
+
+@pytest.mark.slow
+def test_a_document_question_a_model_answers_blind_gets_no_page_edit(
+    server: ModelServer, tmp_path: Path, no_real_keys: None
+) -> None:
+    # The model "knows" ACME's total revenue: that question gets no evidence edit.
+    def answerer(received: Received):
+        assert not received.images()
+        return reply("11642.4" if "total revenue in FY2021" in received.texts()[-1] else "UNKNOWN")
+
+    server.responder = answerer
+    out = tmp_path / "out"
+    done = run_cli(
+        "transform", str(FIXTURES / "mmlongbench-doc"), "-o", str(out),
+        "--blind-gate", f"openai:blind@{server.openai_url}", "--qc", "none",
+        env={"OPENAI_API_KEY": "sk-test"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = read_jsonl(out / "data.jsonl")
+    known = [r for r in rows if "total revenue in FY2021" in r["question"]]
+    assert known and all(r["blind"]["verdict"] == "knowledge" for r in known)
+    assert all(r["transform"] is None or r["transform"]["target"] == "question" for r in known)
+    others = [r for r in rows if r["blind"]["verdict"] == "evidence" and r["transform"]]
+    assert any(r["transform"]["target"] == "document" for r in others)

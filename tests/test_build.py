@@ -17,6 +17,8 @@ import pytest
 
 from abstain_build import BuildConfig, ConfigError, build
 from abstain_build.pipeline.output import JOURNAL_FILE
+from abstain_build.pipeline.routing_pass import ROUTES_FILE
+from abstain_build.routing.route import BALANCE_MARGIN
 
 from .conftest import ROOT, read_jsonl, run_cli
 
@@ -52,6 +54,26 @@ def test_same_seed_gives_identical_bytes_with_1_or_2_workers(doc_runs) -> None:
     assert one == two
 
 
+def test_routing_gives_one_counterpart_per_sample_and_the_same_routes_with_any_workers(
+    doc_runs,
+) -> None:
+    base, _ = doc_runs
+    routes = [(base / w / "state" / ROUTES_FILE).read_bytes() for w in ("w1", "w2")]
+    assert routes[0] == routes[1]
+    counterparts = [r for r in read_jsonl(base / "w1" / "data.jsonl") if r["kind"] == "counterpart"]
+    groups = [r["group_id"] for r in counterparts]
+    assert len(groups) == len(set(groups)) > 5  # one unanswerable item per sample
+    for row in counterparts:
+        routing = row["routing"]
+        assert routing["mode"] == "auto" and row["transform"]["name"] in routing["candidates"]
+        scores = json.loads(routing["scores"])
+        assert row["transform"]["name"] in scores or routing["attempts"]
+        # Routing first: the first choice is within the balance margin of the best score.
+        first = routing["candidates"][0]
+        assert scores[first] >= max(scores.values()) - BALANCE_MARGIN
+
+
+@pytest.mark.exhaustive
 def test_image_fixture_is_identical_across_workers_too(tmp_path: Path, fixtures_dir: Path) -> None:
     digests = []
     for workers in (1, 2):

@@ -88,6 +88,7 @@ def test_real_mmmu_parquet_items_are_darkened(shared_data: Path, tmp_path: Path)
         source=str(shared_data / "mmmu" / "hf-parquet"),
         out=str(out),
         transforms=["adaptive_darkness"],
+        blind_policy="record",  # every item, whatever its question needs
     )
     result = build(config)
     records = read_jsonl(out / "data.jsonl")

@@ -90,6 +90,7 @@ def test_image_fixture_is_identical_across_workers_too(tmp_path: Path, fixtures_
     assert digests[0] == digests[1]
 
 
+@pytest.mark.exhaustive
 def test_another_seed_changes_the_randomised_choices(
     tmp_path: Path, fixtures_dir: Path, doc_runs
 ) -> None:

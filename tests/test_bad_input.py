@@ -91,9 +91,41 @@ def bad_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "answer": "a",
                 "images": ["images/good.png"],
             },
+            {"id": "surrogate", "question": "Q\ud800?", "answer": "a", "images": IMAGE},
+            {"id": "question-number", "question": 42, "answer": "a", "images": IMAGE},
+            {"id": "answer-nan", "question": "Q?", "answer": float("nan"), "images": IMAGE},
+            {"id": "answer-empty-list", "question": "Q?", "answer": [], "images": IMAGE},
+            {
+                "id": "bad-options",
+                "question": "Q?",
+                "answer": "A",
+                "options": [1, None, {"a": 1}],
+                "images": IMAGE,
+            },
+            {"id": "image-9", "question": "<image 9> What?", "answer": "a", "images": IMAGE},
+            {"id": "png-named-pdf", "question": "Q?", "answer": "a", **pdf("docs/fake.pdf")},
+            {"id": "html-named-pdf", "question": "Q?", "answer": "a", **pdf("docs/page.pdf")},
+            {
+                "id": "huge-page",
+                "question": "Q?",
+                "answer": "a",
+                "pdf": "docs/good.pdf",
+                "evidence_pages": [10**30],
+            },
         ],
     )
+    (root / "docs" / "fake.pdf").write_bytes(png_bytes(gradient_image()))
+    (root / "docs" / "page.pdf").write_text("<!DOCTYPE html><html><body>404</body></html>")
+    with (root / "data.jsonl").open("ab") as handle:  # line 23: Latin-1, not UTF-8
+        handle.write(b'{"id": "bad-bytes", "question": "Caf\xe9?", "answer": "a"}\n')
     return root
+
+
+IMAGE = ["images/good.png"]
+
+
+def pdf(path: str) -> dict:
+    return {"pdf": path, "evidence_pages": [1]}
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +148,16 @@ EXPECTED = {
     "escape": "outside the dataset root",
     "etc-passwd": "outside the dataset root",
     "empty-question": "question is empty",
+    "surrogate": "lone UTF-16 surrogate (U+D800)",
+    "question-number": "the question is int ('42'), not text",
+    "answer-nan": "the answer is nan, not a value",
+    "answer-empty-list": "the answer is an empty list",
+    "bad-options": "option 2 is null",
+    "image-9": "refers to <image 9> but the record has 1 image(s)",
+    "png-named-pdf": "not a PDF: its content is a PNG image",
+    "html-named-pdf": "not a PDF: its content is an HTML page",
+    "huge-page": "page 1e+30 is beyond any document",
+    "line-00023": "not valid UTF-8 (byte 0xe9",
 }
 
 
@@ -225,3 +267,80 @@ def test_paletted_and_grayscale_images_are_accepted(tmp_path: Path) -> None:
         ).ndim
         == 2
     )
+
+
+def test_a_tiny_pdf_page_is_built_not_dropped_as_not_applicable(tmp_path: Path) -> None:
+    import pymupdf
+
+    root = tmp_path / "tiny"
+    (root / "docs").mkdir(parents=True)
+    document = pymupdf.open()
+    document.new_page(width=25, height=25).insert_text((2, 12), "12.5", fontsize=6)
+    document.save(root / "docs" / "tiny.pdf")
+    write_jsonl(
+        root / "data.jsonl",
+        [{"question": "Revenue in 2020?", "answer": "12.5", **pdf("docs/tiny.pdf")}],
+    )
+    result = build(BuildConfig(source=str(root / "data.jsonl"), out=str(tmp_path / "out")))
+    assert result.exit_code == 0
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert "routing" not in manifest["counts"]["not_applicable"]
+    assert manifest["counts"]["items"]["unanswerable"] == 1
+
+
+def test_a_scoring_failure_is_an_error_record_not_a_choice() -> None:
+    from abstain_build.routing.route import NOT_ROUTED, Balancer, SampleScores
+
+    decision = Balancer().choose(SampleScores("s", "evidence_sufficiency", problem="boom"))
+    assert decision.reason.startswith(NOT_ROUTED) and not decision.chain
+
+
+def test_a_16_bit_png_keeps_its_tones(tmp_path: Path) -> None:
+    from abstain_build.media.images import decode_image
+
+    ramp = (np.arange(256 * 32).reshape(32, 256) * 8).astype(np.uint16)  # 0 .. 65528
+    path = tmp_path / "wide.png"
+    Image.fromarray(ramp).save(path)
+    assert Image.open(path).mode.startswith("I")
+    pixels = decode_image(path.read_bytes(), "wide.png")
+    assert pixels.dtype == np.uint8 and pixels.min() == 0 and pixels.max() >= 254
+    assert abs(float(pixels.mean()) - ramp.mean() / 257) < 1  # scaled, not clipped white
+
+
+def test_an_exif_turned_photo_is_upright_in_control_and_counterpart(tmp_path: Path) -> None:
+    root = tmp_path / "exif"
+    (root / "images").mkdir(parents=True)
+    wide = Image.fromarray(gradient_image(120, 60))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored landscape, shown turned 90 degrees: 60 wide, 120 tall
+    wide.save(root / "images" / "photo.jpg", exif=exif.tobytes())
+    write_jsonl(
+        root / "data.jsonl",
+        [{"question": "What does <image 1> show?", "answer": "a", "images": ["images/photo.jpg"]}],
+    )
+    out = tmp_path / "out"
+    build(
+        BuildConfig(
+            source=str(root / "data.jsonl"), out=str(out), transforms=["aggressive_multi_mask"]
+        )
+    )
+    rows = read_jsonl(out / "data.jsonl")
+    sizes = {r["kind"]: Image.open(out / r["images"][0]).size for r in rows}
+    assert sizes == {"original": (60, 120), "counterpart": (60, 120)}
+
+
+def test_a_samples_json_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    root = tmp_path / "mmlbd"
+    make_pdf(root / "documents" / "doc.pdf", [("Sales in 2019 were 10", "")])
+    record = {
+        "doc_id": "doc.pdf",
+        "doc_type": "Report",
+        "question": "Sales in 2019?",
+        "answer": "10",
+        "evidence_pages": "[1]",
+        "evidence_sources": "['Pure-text (Plain-text)']",
+        "answer_format": "Int",
+    }
+    (root / "samples.json").write_bytes(b"\xef\xbb\xbf" + json.dumps([record]).encode())
+    result = build(BuildConfig(source=str(root), out=str(tmp_path / "out")))
+    assert result.counts.answerable["evidence_sufficiency"] == 1

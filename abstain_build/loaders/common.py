@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -70,8 +71,10 @@ def parse_pages(value: Any, what: str = "evidence_pages") -> tuple[int, ...]:
             number = int(page)
         except (ValueError, OverflowError):
             raise load_error(f"{what}: {page!r} is not a page number") from None
-        if number != float(page):
+        if not isinstance(page, int) and number != float(page):
             raise load_error(f"{what}: {page!r} is not a whole page number")
+        if number > MAX_PAGE:
+            raise load_error(f"{what}: page {number:.3g} is beyond any document")
         if number < 1:
             raise load_error(f"{what}: page {number} is invalid (pages are 1-based)")
         out.append(number)
@@ -117,11 +120,68 @@ def given_id(record: dict[str, Any]) -> str | None:
     return text or None
 
 
+#: A page number no document reaches (PDFs of a million pages do not exist in practice).
+MAX_PAGE = 1_000_000
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def checked_text(text: str, what: str) -> str:
+    """``text`` unless it holds a lone UTF-16 surrogate (a broken escape such as
+    ``"\\ud800"`` in JSON), which no file can store as UTF-8."""
+    found = _SURROGATE.search(text)
+    if found:
+        raise load_error(
+            f"the {what} holds a lone UTF-16 surrogate (U+{ord(found.group()):04X}) at character"
+            f" {found.start()}: a broken escape, not a character"
+        )
+    return text
+
+
+PLACEHOLDER = re.compile(r"<image\s*(\d+)>", re.IGNORECASE)
+
+
+def placeholder_numbers(*texts: str) -> set[int]:
+    """The N of every ``<image N>`` in ``texts``."""
+    return {int(n) for text in texts for n in PLACEHOLDER.findall(text)}
+
+
+def required_question(record: dict[str, Any]) -> str:
+    """The question as text: a number or a list is no question, and says so."""
+    question = record["question"]
+    if not isinstance(question, str):
+        kind = "null" if question is None else type(question).__name__
+        raise load_error(f"the question is {kind} ({str(question)[:40]!r}), not text")
+    if not question.strip():
+        raise load_error("the question is empty")
+    return checked_text(question.strip(), "question")
+
+
 def required_answer(record: dict[str, Any]) -> str:
-    answer = answer_text(record["answer"])
+    value = record["answer"]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise load_error(f"the answer is {value!r}, not a value a question can have")
+    if isinstance(value, (list, tuple)) and not value:
+        raise load_error("the answer is an empty list")
+    if isinstance(value, dict):
+        raise load_error("the answer is a JSON object, not text, a number or a list")
+    answer = answer_text(value)
     if not answer.strip():
         raise load_error("the answer is empty")
-    return answer
+    return checked_text(answer, "answer")
+
+
+def option_texts(value: Any) -> tuple[str, ...]:
+    """Options as text: strings and numbers; null, objects and lists are refused by position."""
+    options = parse_list(value, "options")
+    out = []
+    for n, option in enumerate(options, start=1):
+        if option is None or isinstance(option, (dict, list, tuple, bool)):
+            kind = "null" if option is None else type(option).__name__
+            raise load_error(f"option {n} is {kind}, not text or a number")
+        if isinstance(option, float) and not math.isfinite(option):
+            raise load_error(f"option {n} is {option!r}, not a value")
+        out.append(checked_text(answer_text(option), f"option {n}"))
+    return tuple(out)
 
 
 def answer_text(value: Any) -> str:

@@ -28,9 +28,12 @@ from .common import (
     content_id,
     given_id,
     load_error,
+    option_texts,
     parse_list,
     parse_pages,
+    placeholder_numbers,
     required_answer,
+    required_question,
     resolve_inside,
 )
 
@@ -41,40 +44,46 @@ def iter_json_lines(
     path: Path,
 ) -> Iterator[tuple[int, int, dict[str, Any], SampleError | None]]:
     """(record index, 1-based line number, record, error) for every non-blank line."""
-    index = 0
-    with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
+    for index, (line_number, raw) in enumerate(_lines(path)):
+        record, error = _parse_line(raw, line_number)
+        yield index, line_number, record, error
+
+
+def _parse_line(raw: bytes, line_number: int) -> tuple[dict[str, Any], SampleError | None]:
+    """One line's JSON object, or the reason it is none (not UTF-8, malformed, not an object)."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return {}, load_error(
+            f"line {line_number}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at byte"
+            f" {exc.start}); save the file as UTF-8"
+        )
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        return {}, load_error(f"line {line_number}: malformed JSON ({exc})")
+    if not isinstance(record, dict):
+        return {}, load_error(
+            f"line {line_number}: expected a JSON object, got {type(record).__name__}"
+        )
+    return record, None
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, bytes) of every non-blank line; a UTF-8 byte-order mark at the
+    start of the file is dropped. Bytes, so that a line that is not UTF-8 is reported, not
+    silently repaired."""
+    with path.open("rb") as handle:
         for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except (ValueError, RecursionError) as exc:
-                yield (
-                    index,
-                    line_number,
-                    {},
-                    load_error(f"line {line_number}: malformed JSON ({exc})"),
-                )
-            else:
-                if isinstance(record, dict):
-                    yield index, line_number, record, None
-                else:
-                    yield (
-                        index,
-                        line_number,
-                        {},
-                        load_error(
-                            f"line {line_number}: expected a JSON object,"
-                            f" got {type(record).__name__}"
-                        ),
-                    )
-            index += 1
+            if line_number == 1 and line.startswith(b"\xef\xbb\xbf"):
+                line = line[3:]
+            if line.strip():
+                yield line_number, line
 
 
 def count_json_lines(path: Path) -> int:
     """The number of records ``iter_json_lines`` yields: lines read and stripped the same way."""
-    with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
-        return sum(1 for line in handle if line.strip())
+    return sum(1 for _ in _lines(path))
 
 
 class JsonLinesSource(Source):
@@ -145,9 +154,7 @@ class JsonlSource(JsonLinesSource):
         missing = [key for key in ("question", "answer") if key not in record]
         if missing:
             raise load_error(f"missing required field(s): {', '.join(missing)}")
-        question = record["question"]
-        if not isinstance(question, str) or not question.strip():
-            raise load_error("the question is empty")
+        question = required_question(record)
         image_paths = parse_list(record.get("images"), "images")
         images = tuple(
             ImageRef(
@@ -167,6 +174,15 @@ class JsonlSource(JsonLinesSource):
                 raise load_error("a record with a pdf needs evidence_pages (1-based)")
         if not images and document is None:
             raise load_error("the record has neither images nor a pdf")
+        options = option_texts(record.get("options"))
+        referred = placeholder_numbers(question, *options)  # the MMMU layouts check this too
+        beyond = sorted(n for n in referred if n > len(images))
+        if beyond:
+            raise load_error(
+                "the text refers to "
+                + ", ".join(f"<image {n}>" for n in beyond)
+                + f" but the record has {len(images)} image(s)"
+            )
         if images and document is not None:
             raise load_error("a record has images or a pdf, not both")
         metadata = record.get("metadata") or {}
@@ -179,7 +195,7 @@ class JsonlSource(JsonLinesSource):
             question=question.strip(),
             answer=required_answer(record),
             answer_format=str(answer_format) if answer_format is not None else None,
-            options=tuple(str(o) for o in parse_list(record.get("options"), "options")),
+            options=options,
             images=images,
             document=document,
             evidence_pages=pages,

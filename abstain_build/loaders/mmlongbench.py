@@ -17,6 +17,7 @@ from .common import (
     parse_list,
     parse_pages,
     required_answer,
+    required_question,
     resolve_inside,
 )
 
@@ -37,7 +38,7 @@ class MMLongBenchSource(Source):
     def _load(self) -> list[Any]:
         if self._records is None:
             try:
-                records = json.loads(self.samples_file.read_text(encoding="utf-8"))
+                records = json.loads(self.samples_file.read_text(encoding="utf-8-sig"))
             except FileNotFoundError:
                 raise ConfigError(f"{self.samples_file} does not exist") from None
             except (ValueError, RecursionError) as exc:
@@ -98,9 +99,7 @@ class MMLongBenchSource(Source):
                 yield self.problem(raw.sample_id, error, raw.source)
 
     def _sample(self, sample_id: str, record: dict[str, Any], info: SourceInfo) -> Sample:
-        question = record["question"]
-        if not isinstance(question, str) or not question.strip():
-            raise load_error("the question is empty")
+        question = required_question(record)
         doc_id = str(record["doc_id"])
         pdf = resolve_inside(self.root, f"documents/{doc_id}", "doc_id")
         pages = parse_pages(record["evidence_pages"])

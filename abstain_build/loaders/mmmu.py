@@ -17,8 +17,9 @@ from .common import (
     content_id,
     given_id,
     load_error,
-    parse_list,
+    option_texts,
     required_answer,
+    required_question,
     resolve_inside,
 )
 from .jsonl import JsonLinesSource
@@ -55,10 +56,8 @@ class _MMMUBase(Source):
         missing = [key for key in ("question", "answer") if key not in record]
         if missing:
             raise load_error(f"missing required field(s): {', '.join(missing)}")
-        question = record["question"]
-        if not isinstance(question, str) or not question.strip():
-            raise load_error("the question is empty")
-        options = [str(option) for option in parse_list(record.get("options"), "options")]
+        question = required_question(record)
+        options = list(option_texts(record.get("options")))
         if not images:
             raise load_error("the record has no image (image_1 ... image_7 are all empty)")
         have = {int(ref.key.split("_")[1]) for ref in images}

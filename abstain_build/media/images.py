@@ -6,7 +6,7 @@ import io
 import warnings
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageOps
 
 from ..errors import InputError
 
@@ -35,7 +35,39 @@ def decode_image(data: bytes, what: str, max_pixels: int = DEFAULT_MAX_PIXELS) -
             image.load()
     except Exception as exc:
         raise InputError(f"{what}: image data is corrupt or truncated ({exc})") from None
+    if _orientation(image) != 1:
+        # What every viewer shows: a phone photo stored sideways with an EXIF turn.
+        image = ImageOps.exif_transpose(image)
     return to_array(image)
+
+
+#: Modes whose samples are 16 bits wide (PNG's 16-bit gray reads as I;16 or I).
+_WIDE_MODES = ("I;16", "I;16B", "I;16L", "I")
+_ORIENTATION_TAG = 0x0112
+
+
+def _orientation(image: Image.Image) -> int:
+    try:
+        value = image.getexif().get(_ORIENTATION_TAG, 1)
+    except Exception:  # unreadable EXIF: the pixels as stored
+        return 1
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def normalisation(data: bytes) -> str | None:
+    """Why an image's pixels differ from its stored bytes as decoded naively (an EXIF
+    turn, 16-bit samples scaled to 8), or None. The control is then written from the
+    decoded pixels, so that it and its counterparts show the same picture."""
+    try:
+        image = Image.open(io.BytesIO(data))
+    except Exception:
+        return None
+    reasons = []
+    if _orientation(image) != 1:
+        reasons.append(f"EXIF orientation {_orientation(image)} applied")
+    if image.mode in _WIDE_MODES:
+        reasons.append("16-bit samples scaled to 8-bit")
+    return "; ".join(reasons) or None
 
 
 def to_array(image: Image.Image) -> np.ndarray:
@@ -43,7 +75,13 @@ def to_array(image: Image.Image) -> np.ndarray:
     an alpha channel that is opaque everywhere is dropped (LA -> L, RGBA -> RGB)."""
     if image.mode in ("L", "LA", "RGB", "RGBA"):
         converted = image
-    elif image.mode in ("1", "I", "I;16", "I;16B", "F"):
+    elif image.mode in _WIDE_MODES:
+        # Scaled, not clipped: PIL's convert("L") turns every value above 255 white.
+        wide = np.asarray(image).astype(np.float64)
+        top = 65535.0 if wide.max(initial=0) <= 65535 else float(wide.max())
+        scaled = np.clip(np.rint(wide * 255.0 / top), 0, 255).astype(np.uint8)
+        converted = Image.fromarray(scaled)
+    elif image.mode in ("1", "F"):
         converted = image.convert("L")
     elif (image.mode == "P" and "transparency" in image.info) or image.mode == "PA":
         converted = image.convert("RGBA")

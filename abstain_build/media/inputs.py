@@ -14,7 +14,7 @@ import pymupdf
 
 from ..errors import InputError
 from ..model import Sample
-from .images import DEFAULT_MAX_PIXELS, decode_image, image_format
+from .images import DEFAULT_MAX_PIXELS, decode_image, encode_png, image_format, normalisation
 from .pdf import DEFAULT_DPI, open_pdf, render_pages
 
 T = TypeVar("T")
@@ -96,6 +96,17 @@ class SampleInputs:
 
     def image_extensions(self) -> list[str]:
         return [image_format(data) for data in self.image_bytes()]
+
+    def control_images(self) -> list[tuple[bytes, str]]:
+        """The originals as the control ships them, with their extensions: the stored bytes,
+        or, where decoding normalised the picture (an EXIF turn, 16-bit samples), the
+        decoded pixels as PNG, so the control shows what its counterparts were made from."""
+        out = []
+        for data, ext, pixels in zip(
+            self.image_bytes(), self.image_extensions(), self.images(), strict=True
+        ):
+            out.append((encode_png(pixels), "png") if normalisation(data) else (data, ext))
+        return out
 
     def images(self) -> list[np.ndarray]:
         """Decoded pixels. Transforms must not modify these arrays in place."""

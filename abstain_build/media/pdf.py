@@ -14,7 +14,10 @@ pymupdf.TOOLS.mupdf_display_warnings(False)
 
 
 def open_pdf(data: bytes, what: str) -> pymupdf.Document:
-    """Open PDF bytes; a file MuPDF had to repair (truncated, broken xref) is refused."""
+    """Open PDF bytes; a file MuPDF had to repair (truncated, broken xref) is refused, and
+    so is one that is no PDF at all, whatever its name says."""
+    if b"%PDF-" not in data[:1024]:
+        raise InputError(f"{what}: not a PDF: its content is {content_kind(data)}")
     try:
         document = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:
@@ -31,6 +34,30 @@ def open_pdf(data: bytes, what: str) -> pymupdf.Document:
     if document.page_count == 0:
         raise InputError(f"{what}: the PDF has no pages")
     return document
+
+
+_SIGNATURES = (
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"PK\x03\x04", "a ZIP archive (a Word or Excel file?)"),
+    (b"RIFF", "a RIFF file (WebP image or audio)"),
+)
+
+
+def content_kind(data: bytes) -> str:
+    """What bytes look like, for a reason that says what a misnamed file really is."""
+    if not data:
+        return "empty (0 bytes)"
+    for signature, kind in _SIGNATURES:
+        if data.startswith(signature):
+            return kind
+    head = data[:512].lstrip().lower()
+    if head.startswith((b"<!doctype html", b"<html")) or b"<html" in head:
+        return "an HTML page"
+    if head.startswith(b"{") or head.startswith(b"["):
+        return "JSON text"
+    return "not a recognised file type (no %PDF- header)"
 
 
 def save_pdf(document: pymupdf.Document) -> bytes:

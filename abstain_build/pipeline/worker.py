@@ -25,7 +25,7 @@ from ..qc.items import judge_item
 from ..qc.verify import QcResult, QcSpec, Verifier
 from ..routing import select_transforms
 from ..routing.features import sample_features
-from ..routing.route import RouteDecision, SampleScores, score_sample
+from ..routing.route import NOT_ROUTED, RouteDecision, SampleScores, score_sample
 from ..schema import ANSWER_CHANGED
 from ..textregions.ocr import configure_ocr_cache
 from ..transforms.base import NotApplicable, Transform
@@ -315,7 +315,10 @@ class SampleProcessor:
             removes_evidence(t) for t in self.transforms if t.check(sample) is None
         )
         if not decision.chain:
-            outcome.not_applicable["blind" if gated else "routing"] = decision.reason
+            if decision.reason.startswith(NOT_ROUTED):  # scoring failed: an error, with why
+                outcome.problems.append(_problem(sample, "routing", decision.reason))
+            else:
+                outcome.not_applicable["blind" if gated else "routing"] = decision.reason
             return
         names = list(decision.chain)
         if self.job.qc is not None:  # QC retries may go past the chain's fallbacks
@@ -472,9 +475,7 @@ class SampleProcessor:
             return ControlAssets(images=images, document=document)
         images = [
             self.assets.variant_file(sample.id, "original", f"{ref.key}.{ext}", data)
-            for ref, data, ext in zip(
-                sample.images, inputs.image_bytes(), inputs.image_extensions(), strict=True
-            )
+            for ref, (data, ext) in zip(sample.images, inputs.control_images(), strict=True)
         ]
         return ControlAssets(images=images, document=None)
 

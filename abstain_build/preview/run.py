@@ -203,10 +203,10 @@ def preview(
             names = [f"page-{p:04d}.png" for p in pages]
         else:
             pages = []
-            originals = inputs.image_bytes()
+            control = inputs.control_images()
+            originals = [data for data, _ in control]
             names = [
-                f"{ref.key}.{ext}"
-                for ref, ext in zip(sample.images, inputs.image_extensions(), strict=True)
+                f"{ref.key}.{ext}" for ref, (_, ext) in zip(sample.images, control, strict=True)
             ]
         original_paths = [
             store.write(f"assets/original/{name}", data)

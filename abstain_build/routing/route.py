@@ -33,6 +33,8 @@ MAX_ALTERNATIVES = 3
 #: Only transforms scoring this close to the sample's best take turns for balance. Measured
 #: on the shared MMMU and MMLongBench-Doc routes (``bench/routing_margin.py``).
 BALANCE_MARGIN = 0.05
+#: How a decision's reason starts when scoring the sample failed (an error, not a choice).
+NOT_ROUTED = "not routed: "
 
 
 @dataclass
@@ -149,7 +151,7 @@ class Balancer:
             relaxed=scored.relaxed,
         )
         if scored.problem is not None:
-            decision.reason = f"not routed: {scored.problem}"
+            decision.reason = f"{NOT_ROUTED}{scored.problem}"
             return decision
         # A question answerable without its evidence gets no evidence edit, fallbacks included.
         gated = bool(scored.features and scored.features.blind == "knowledge")

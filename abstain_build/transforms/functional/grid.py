@@ -73,12 +73,21 @@ class Grid:
         return out / (cw * ch)
 
     def cell_means(self, array: np.ndarray) -> np.ndarray:
-        """Mean of a per-pixel map (rendered over the whole page) within each cell."""
+        """Mean of a per-pixel map (rendered over the whole page) within each cell; 0 for a
+        cell no pixel falls in (a page rendered smaller than the grid)."""
         height, width = array.shape
         ys = np.minimum(np.round(np.arange(self.rows) * height / self.rows).astype(int), height)
         xs = np.minimum(np.round(np.arange(self.cols) * width / self.cols).astype(int), width)
         ys_end = np.append(ys[1:], height)
         xs_end = np.append(xs[1:], width)
-        sums = np.add.reduceat(np.add.reduceat(array.astype(np.float64), ys, axis=0), xs, axis=1)
+        # Sums from an integral image: empty cells cost nothing (reduceat refuses them).
+        integral = np.zeros((height + 1, width + 1))
+        integral[1:, 1:] = array.astype(np.float64).cumsum(axis=0).cumsum(axis=1)
+        sums = (
+            integral[np.ix_(ys_end, xs_end)]
+            - integral[np.ix_(ys, xs_end)]
+            - integral[np.ix_(ys_end, xs)]
+            + integral[np.ix_(ys, xs)]
+        )
         counts = np.outer(ys_end - ys, xs_end - xs)
         return np.where(counts > 0, sums / np.maximum(counts, 1), 0.0)

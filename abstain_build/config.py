@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
+import functools
 import json
 import tomllib
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -121,13 +123,76 @@ class BuildConfig:
         return data
 
 
+#: Keys named after the command-line flags, for the settings whose field names differ.
+FLAG_KEYS = {
+    "concurrency": "model_concurrency",
+    "judge": "judges",
+    "plugin": "plugins",
+    "param": "transform_params",
+}
+#: Settings that hold a list; a comma-separated string is split the way the flag is.
+_LIST_KEYS = ("transforms", "judges", "plugins")
+
+
 def _known(data: dict[str, Any], origin: str) -> dict[str, Any]:
+    """Keys as fields (flag names accepted: ``concurrency``, ``no_routing``, ...); an
+    unknown key is refused with the nearest known one."""
     names = {f.name for f in fields(BuildConfig)}
-    cleaned = {key.replace("-", "_"): value for key, value in data.items()}
+    cleaned: dict[str, Any] = {}
+    for key, value in data.items():
+        name = str(key).replace("-", "_")
+        if name == "no_routing":
+            if value is not None and not isinstance(value, bool):
+                raise ConfigError(f"{origin}: no_routing: expected true or false, got {value!r}")
+            if value:
+                cleaned["routing"] = "none"
+            continue
+        cleaned[FLAG_KEYS.get(name, name)] = value
     unknown = sorted(set(cleaned) - names)
     if unknown:
-        raise ConfigError(f"{origin}: unknown setting(s) {', '.join(unknown)}")
+        hints = []
+        for key in unknown:
+            near = difflib.get_close_matches(key, sorted(names | set(FLAG_KEYS)), n=1)
+            hints.append(f"{key} (did you mean {near[0]}?)" if near else key)
+        raise ConfigError(f"{origin}: unknown setting(s) {', '.join(hints)}")
+    for key in _LIST_KEYS:
+        if isinstance(cleaned.get(key), str):
+            cleaned[key] = [part.strip() for part in cleaned[key].split(",") if part.strip()]
     return cleaned
+
+
+def typed_config(settings: dict[str, Any], origin: str = "configuration") -> BuildConfig:
+    """A ``BuildConfig`` from loose settings (TOML, JSON, flags), every value checked against
+    its field's type by pydantic, strictly: ``seed = "three"`` is refused, not coerced."""
+    from pydantic import ValidationError
+
+    data = {k: str(v) if isinstance(v, Path) else v for k, v in settings.items()}
+    try:
+        checked = _settings_model().model_validate(data, strict=True)
+    except ValidationError as exc:
+        lines = []
+        for error in exc.errors(include_url=False):
+            where = ".".join(str(part) for part in error["loc"] if not str(part).isdigit())
+            where = where.split(".")[0] if error["loc"] else "value"
+            lines.append(f"{where}: {_expected(error)}, got {error.get('input')!r}")
+        raise ConfigError(f"{origin}: " + "; ".join(dict.fromkeys(lines))) from None
+    return BuildConfig(**checked.model_dump(exclude_unset=True))
+
+
+@functools.cache
+def _settings_model() -> type:
+    """A pydantic model with ``BuildConfig``'s fields and types (the dataclass stays the
+    one definition; this only checks values before it is built)."""
+    import typing
+
+    from pydantic import ConfigDict, create_model
+
+    hints = typing.get_type_hints(BuildConfig)
+    specs: dict[str, Any] = {}
+    for item in fields(BuildConfig):
+        default = ... if item.default is MISSING and item.default_factory is MISSING else None
+        specs[item.name] = (hints[item.name], default)
+    return create_model("Settings", __config__=ConfigDict(extra="forbid"), **specs)
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
@@ -168,4 +233,21 @@ def resolve_config(file_settings: dict[str, Any], flags: dict[str, Any]) -> Buil
         if not merged.get(key):
             raise ConfigError(f"no {key} given (pass it on the command line or in --config)")
     merged = _known(merged, "configuration")
-    return BuildConfig(**merged)
+    return typed_config(merged)
+
+
+def _expected(error: dict[str, Any]) -> str:
+    """What a pydantic error asked for, in words."""
+    kind = error.get("type", "")
+    words = {
+        "int_type": "expected a whole number",
+        "float_type": "expected a number",
+        "string_type": "expected text",
+        "bool_type": "expected true or false",
+        "list_type": "expected a list",
+        "dict_type": "expected a table",
+    }
+    for prefix, text in words.items():
+        if kind.startswith(prefix.removesuffix("_type")):
+            return text
+    return str(error.get("msg", "invalid value")).lower()

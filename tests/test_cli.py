@@ -152,7 +152,35 @@ def test_transform_unknown_config_key_is_refused(tmp_path: Path) -> None:
     config = tmp_path / "build.toml"
     config.write_text('source = "x"\nsead = 3\n', encoding="utf-8")
     done = run_cli("transform", "--config", str(config), "--out", str(tmp_path / "o"))
-    assert_usage_error(done, "sead")
+    assert_usage_error(done, "sead (did you mean seed?)")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('seed = "three"', "seed: expected a whole number, got 'three'"),
+        ('workers = "two"', "workers: expected a whole number, got 'two'"),
+        ("dpi = 144.5", "dpi: expected a whole number, got 144.5"),
+        ('overwrite = "yes"', "overwrite: expected true or false"),
+        ("transforms = 3", "transforms: expected a list"),
+    ],
+)
+def test_config_values_are_typed(tmp_path: Path, line: str, message: str) -> None:
+    config = tmp_path / "build.toml"
+    config.write_text(f'source = "x"\n{line}\n', encoding="utf-8")
+    done = run_cli("transform", "--config", str(config), "--out", str(tmp_path / "o"))
+    assert_usage_error(done, message)
+
+
+def test_config_keys_may_be_the_flag_names() -> None:
+    from abstain_build.config import resolve_config
+
+    config = resolve_config(
+        {"concurrency": 2, "transforms": "aggressive_crop, adaptive_darkness", "no_routing": True},
+        {"source": "x", "out": "y"},
+    )
+    assert config.model_concurrency == 2 and config.routing == "none"
+    assert config.transforms == ["aggressive_crop", "adaptive_darkness"]
 
 
 @pytest.mark.parametrize(

@@ -112,10 +112,22 @@ class Received:
         return found
 
 
+PROBE_TEXTS = ("Reply with the word OK.", "What colour is this square? One word.")
+
+
+def is_probe(received: Received) -> bool:
+    texts = received.texts()
+    return bool(texts) and texts[-1] in PROBE_TEXTS
+
+
 class ModelServer:
     """Start with ``with ModelServer() as server``; point clients at ``openai_url`` / ``url``."""
 
     def __init__(self) -> None:
+        #: The start-up probes of a run (``abstain_build.models.probe``), answered "OK" and
+        #: kept apart from ``requests`` unless ``answer_probes`` is False.
+        self.answer_probes = True
+        self.probes: list[Received] = []
         self.requests: list[Received] = []
         self.script: deque[Action] = deque()
         self.responder: Callable[[Received], Action] = lambda _: reply("ok")
@@ -156,6 +168,10 @@ class ModelServer:
 
     def _next(self, received: Received) -> Action:
         with self._lock:
+            if self.answer_probes and is_probe(received):
+                self.probes.append(received)
+                self.in_flight += 1
+                return reply("OK")
             self.requests.append(received)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)

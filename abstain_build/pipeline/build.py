@@ -16,7 +16,8 @@ from ..errors import ConfigError
 from ..loaders import Source, open_source
 from ..media.inputs import InputLimits
 from ..model import Sample, SampleProblem
-from ..models import ClientOptions, ModelClient, merge_stats
+from ..models import ClientOptions, ModelClient, merge_stats, parse_spec
+from ..models.probe import probe_model
 from ..qc.verify import OFFLINE_JUDGES, QcSpec, make_judge
 from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
@@ -118,6 +119,30 @@ def qc_spec(config: BuildConfig) -> QcSpec | None:
     return QcSpec(judges=names, self_check=bool(config.llm), model_options=model_options(config))
 
 
+def probe_models(config: BuildConfig) -> None:
+    """One small request to every model the run will use, before anything is built: a model
+    that cannot serve its role stops the run here (``ConfigError``: exit 2, one line)."""
+    roles: list[tuple[str, str, bool]] = []
+    if config.llm:
+        roles.append((config.llm, "--llm", True))
+    if config.blind_gate:
+        roles.append((config.blind_gate, "--blind-gate", False))
+    if config.qc == "judges":
+        for name in config.judges:
+            try:
+                parse_spec(name)
+            except ConfigError:
+                continue  # a registered judge (offline:leak), not a model
+            roles.append((name, "--judge", True))
+    if not roles:
+        return
+    options = model_options(config)
+    for spec, role, images in dict.fromkeys(roles):
+        problem = probe_model(spec, options, role, images)
+        if problem:
+            raise ConfigError(problem)
+
+
 def model_options(config: BuildConfig) -> ClientOptions:
     """The client settings each worker builds its model client from.
 
@@ -153,6 +178,7 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
     # A changed source must not be mixed into a build of the old one.
     fingerprint = dict(config.fingerprint(), source_files_sha256=record_hashes)
     done_entries = out.prepare(fingerprint, config.overwrite)
+    probe_models(config)
     done_ids = {entry["id"] for entry in done_entries}
     total = source.count()
     if config.limit is not None:

@@ -312,6 +312,11 @@ def transform(
         raise _fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)") from None
     if not quiet:
         _summary(resolved, result, time.perf_counter() - started)
+    if result.qc_failed:  # said even with --quiet: the exit code alone would not say why
+        err.print(
+            "error: every QC verdict was qc_error (the judges never answered): nothing was"
+            " verified; fix the judges and run `abstain-build qc` on the output"
+        )
     raise typer.Exit(result.exit_code)
 
 
@@ -691,6 +696,11 @@ def classify(
     client = None
     try:
         if llm:
+            from .models.probe import probe_model
+
+            problem = probe_model(llm, ClientOptions(cache_path=cache), "--llm", images=False)
+            if problem:  # not a quiet fallback to the heuristic on every record
+                raise ConfigError(problem)
             client = ModelClient(llm, ClientOptions(cache_path=cache))
         distribution = Distribution()
         rows = []

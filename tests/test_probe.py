@@ -91,3 +91,20 @@ def test_probes_are_cached_with_the_replies(
     assert len(server.probes) == 1  # text only: no picture asked for
     assert transform(tmp_path / "out", "--blind-gate", spec).returncode == 0  # resumed
     assert len(server.probes) == 1
+
+
+def test_judges_that_never_answer_fail_the_run_and_the_same_judge_twice_is_warned_of(
+    server: ModelServer, tmp_path: Path, no_real_keys: None
+) -> None:
+    server.responder = lambda received: error(400, "bad request")  # probes still pass
+    spec = f"openai:judge@{server.openai_url}"
+    done = transform(tmp_path / "out", "--qc", "judges", "--judge", spec, "--judge", spec)
+    assert done.returncode == 1, done.stderr
+    assert "every QC verdict was qc_error" in done.stderr
+    assert "the same judge is given twice" in done.stderr
+
+
+def test_classify_with_a_dead_model_stops_instead_of_falling_back(tmp_path: Path) -> None:
+    spec = f"openai:vlm@http://127.0.0.1:{closed_port()}/v1"
+    done = run_cli("classify", str(FIXTURES / "mmmu"), "--llm", spec, env=KEY)
+    assert done.returncode == 2 and "cannot reach" in done.stderr, done.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,8 +28,10 @@ from .manifest import finish_manifest, start_manifest
 from .output import STATE_DIR, RunOutput
 from .parallel import ordered_outcomes
 from .routing_pass import family_distribution, route_dataset
-from .summary import BuildCounts, count_entries
+from .summary import BuildCounts, count_entries, qc_rates
 from .worker import JobSpec, RoutedSample
+
+log = logging.getLogger(__name__)
 
 #: Called with (done, total, phase): phase "route" while samples are routed, then
 #: "build" after each committed sample.
@@ -44,8 +47,17 @@ class BuildResult:
 
     @property
     def exit_code(self) -> int:
-        """0 when every sample went through, 1 when some failed (they are in errors.jsonl)."""
-        return 1 if self.counts.failed_samples else 0
+        """0 when every sample went through; 1 when some failed (they are in errors.jsonl),
+        or when QC judged items and every verdict was qc_error (the judges never answered:
+        nothing was verified)."""
+        if self.counts.failed_samples or self.qc_failed:
+            return 1
+        return 0
+
+    @property
+    def qc_failed(self) -> bool:
+        overall = qc_rates(self.counts.qc)["overall"]
+        return overall["judged"] > 0 and overall["counts"]["qc_error"] == overall["judged"]
 
 
 def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
@@ -113,6 +125,12 @@ def qc_spec(config: BuildConfig) -> QcSpec | None:
     if config.qc == "none":
         return None
     names = tuple(config.judges) if config.qc == "judges" else OFFLINE_JUDGES
+    if len(set(names)) < len(names):
+        log.warning(
+            "the same judge is given twice (%s): the method wants two independent judges, so"
+            " their agreement means little",
+            ", ".join(sorted({n for n in names if names.count(n) > 1})),
+        )
     options = dataclasses.replace(model_options(config), cache_path=None)
     for name in names:
         make_judge(name, options).close()

@@ -205,18 +205,21 @@ def test_unreadable_source_is_a_usage_error(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+MMLBD_RECORD = {
+    "doc_id": "doc.pdf",
+    "doc_type": "Report",
+    "question": "Sales in 2019?",
+    "answer": "10",
+    "evidence_pages": "[1]",
+    "evidence_sources": "['Pure-text (Plain-text)']",
+    "answer_format": "Int",
+}
+
+
 def test_mmlongbench_record_problems_are_per_sample(tmp_path: Path) -> None:
     root = tmp_path / "mmlbd"
     make_pdf(root / "documents" / "doc.pdf", [("Sales in 2019 were 10", ""), ("More text", "")])
-    record = {
-        "doc_id": "doc.pdf",
-        "doc_type": "Report",
-        "question": "Sales in 2019?",
-        "answer": "10",
-        "evidence_pages": "[1]",
-        "evidence_sources": "['Pure-text (Plain-text)']",
-        "answer_format": "Int",
-    }
+    record = dict(MMLBD_RECORD)
     records = [
         record,
         dict(record, question="Empty evidence?", evidence_pages="[]"),
@@ -332,15 +335,7 @@ def test_an_exif_turned_photo_is_upright_in_control_and_counterpart(tmp_path: Pa
 def test_a_samples_json_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     root = tmp_path / "mmlbd"
     make_pdf(root / "documents" / "doc.pdf", [("Sales in 2019 were 10", "")])
-    record = {
-        "doc_id": "doc.pdf",
-        "doc_type": "Report",
-        "question": "Sales in 2019?",
-        "answer": "10",
-        "evidence_pages": "[1]",
-        "evidence_sources": "['Pure-text (Plain-text)']",
-        "answer_format": "Int",
-    }
+    record = dict(MMLBD_RECORD)
     (root / "samples.json").write_bytes(b"\xef\xbb\xbf" + json.dumps([record]).encode())
     result = build(BuildConfig(source=str(root), out=str(tmp_path / "out")))
     assert result.counts.answerable["evidence_sufficiency"] == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -91,22 +92,15 @@ SETTINGS = settings(
 )
 
 
+@pytest.mark.parametrize(("layout", "file"), [("jsonl", "data.jsonl"), ("mmmu", "samples.jsonl")])
 @SETTINGS
-@given(records=records("jsonl"))
-def test_generic_jsonl_records_of_any_shape(tmp_path_factory, records: list[dict]) -> None:
-    root = dataset(tmp_path_factory.mktemp("jsonl"))
-    lines = [json.dumps(r, allow_nan=True) for r in records]
-    (root / "data.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    check(list(open_source(root / "data.jsonl")))
-
-
-@SETTINGS
-@given(records=records("mmmu"))
-def test_mmmu_records_of_any_shape(tmp_path_factory, records: list[dict]) -> None:
-    root = dataset(tmp_path_factory.mktemp("mmmu"))
-    lines = [json.dumps(r, allow_nan=True) for r in records]
-    (root / "samples.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    check(list(open_source(root / "samples.jsonl", "mmmu")))
+@given(data=st.data())
+def test_json_lines_records_of_any_shape(tmp_path_factory, data, layout: str, file: str) -> None:
+    rows = data.draw(records(layout))
+    root = dataset(tmp_path_factory.mktemp(layout))
+    lines = [json.dumps(r, allow_nan=True) for r in rows]
+    (root / file).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    check(list(open_source(root / file, layout)))
 
 
 @SETTINGS

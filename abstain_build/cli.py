@@ -17,16 +17,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 from rich.text import Text
 
@@ -35,6 +25,7 @@ from .config import BuildConfig, read_config_file, resolve_config
 from .errors import ConfigError, RunStopped
 from .loaders import FORMATS, open_source
 from .model import SampleProblem
+from .progress import PhaseProgress
 
 app = typer.Typer(
     help="Build verified unanswerable counterparts of multimodal QA datasets.",
@@ -126,29 +117,6 @@ def _plugins(values: list[str] | None) -> list[str] | None:
     return values or None
 
 
-class RateColumn(ProgressColumn):
-    """Samples per second."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:.2f} samples/s" if speed else "-- samples/s", style="cyan")
-
-
-def _progress(enabled: bool) -> Progress:
-    return Progress(
-        TextColumn("[bold]building"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        RateColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=err,
-        disable=not enabled,
-        transient=False,
-    )
-
-
 @app.callback(invoke_without_command=True)
 def _main(
     version: Annotated[bool, typer.Option("--version", help="Show the version and exit.")] = False,
@@ -225,6 +193,15 @@ def transform(
             " way the sample's counterpart comes from its next transform.",
         ),
     ] = None,
+    progress_every: Annotated[
+        float | None,
+        typer.Option(
+            "--progress-every",
+            metavar="S",
+            help="When stderr is not a terminal (nohup, a batch job), print one progress"
+            " line per phase every S seconds (default 30).",
+        ),
+    ] = None,
     blind_gate: Annotated[
         str | None,
         typer.Option(
@@ -289,15 +266,9 @@ def transform(
         resolved = resolve_config(settings, flags)
     except (ConfigError, TypeError) as exc:
         raise _fail(str(exc)) from None
-    show = not quiet and err.is_terminal
     started = time.perf_counter()
     try:
-        with _progress(show) as bar:
-            task = bar.add_task("build", total=None)
-
-            def report(done: int, total: int, phase: str) -> None:
-                bar.update(task, completed=done, total=total, description=phase)
-
+        with PhaseProgress(err, quiet=quiet, every=progress_every) as report:
             result = build(resolved, progress=report)
     except ConfigError as exc:
         raise _fail(str(exc)) from None
@@ -466,14 +437,13 @@ def qc(
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     try:
-        with _progress(not as_json and err.is_terminal) as bar:
-            task = bar.add_task("qc", total=None)
+        with PhaseProgress(err, quiet=as_json) as report:
             result = rerun_qc(
                 out_dir,
                 verifier,
                 concurrency=concurrency,
                 redo=redo,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                progress=lambda done, total: report(done, total, "qc"),
             )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
@@ -524,11 +494,8 @@ def audit(
     configure_ocr_cache(out_dir / "state" / "ocr")
     target = report_path or out_dir / "audit.json"
     try:
-        with _progress(not as_json and err.is_terminal) as bar:
-            task = bar.add_task("audit", total=None)
-            report = audit_dataset(
-                out_dir, lambda done, total: bar.update(task, completed=done, total=total)
-            )
+        with PhaseProgress(err, quiet=as_json) as progress:
+            report = audit_dataset(out_dir, lambda done, total: progress(done, total, "audit"))
     except InputError as exc:
         raise _fail(str(exc)) from None
     data = write_report(report, target)

@@ -346,3 +346,20 @@ def test_param_flag_values_are_typed_like_toml(tmp_path: Path) -> None:
     assert manifest["config"]["transform_params"] == {"aggressive_multi_mask": {"min_coverage": 1}}
     (record,) = [r for r in read_jsonl(out / "data.jsonl") if r["transform"]]
     assert json.loads(record["transform"]["params"])["min_coverage"] == 1.0
+
+
+def test_progress_goes_to_a_log_as_plain_lines_per_phase(tmp_path: Path) -> None:
+    done = run_cli(
+        "transform", str(FIXTURES / "mmmu"), "-o", str(tmp_path / "o"), "--limit", "3",
+        "-t", "aggressive_multi_mask", "--progress-every", "0",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert any(line.startswith("routing: 1/3") for line in lines), lines
+    assert any(line.startswith("building: 3/3") for line in lines), lines
+    assert "\x1b[" not in done.stderr  # no terminal codes in a log
+    quiet = run_cli(
+        "transform", str(FIXTURES / "mmmu"), "-o", str(tmp_path / "q"), "--limit", "3",
+        "-t", "aggressive_multi_mask", "--progress-every", "0", "-q",
+    )  # fmt: skip
+    assert quiet.returncode == 0 and "building:" not in quiet.stderr

@@ -339,3 +339,19 @@ def test_a_samples_json_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     (root / "samples.json").write_bytes(b"\xef\xbb\xbf" + json.dumps([record]).encode())
     result = build(BuildConfig(source=str(root), out=str(tmp_path / "out")))
     assert result.counts.answerable["evidence_sufficiency"] == 1
+
+
+def test_an_image_path_that_is_no_path_is_refused_per_record(tmp_path: Path) -> None:
+    from abstain_build.loaders import open_source
+
+    root = tmp_path / "mmmu"
+    root.mkdir()
+    rows = [
+        {"question": "<image 1> Q?", "answer": "A", "options": "['x', 'y']", "image_1": image}
+        for image in ({"path": "a.png"}, "x" * 5000, 7)
+    ]
+    write_jsonl(root / "samples.jsonl", rows)
+    reasons = [item.reason for item in open_source(root / "samples.jsonl", "mmmu")]
+    assert reasons[0] == "image_1: expected a path (text), got dict"
+    assert reasons[1].startswith("image_1: not a usable path")
+    assert reasons[2] == "image_1: expected a path (text), got int"

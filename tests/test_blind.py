@@ -212,9 +212,7 @@ def test_a_knowledge_question_gets_no_evidence_edit_and_the_count_says_why(
     rows, manifest = build(source, tmp_path / "skip", "--blind-policy", "skip")
     assert {r["group_id"] for r in rows} == {"chart"}
     assert manifest["counts"]["blind"]["outcomes"] == {"skipped as a source": 1}
-    rows, _ = build(source, tmp_path / "record", "--blind-policy", "record")
-    organ = [r for r in rows if r["group_id"] == "organ" and r["transform"]]
-    assert organ and organ[0]["transform"]["target"] == "image"
+    # "record" is the policy test_scoring's hand-written cells and the real darkening use.
 
 
 def blind_answerer(received: Received):
@@ -295,7 +293,7 @@ def test_a_document_question_a_model_answers_blind_gets_no_page_edit(
     out = tmp_path / "out"
     done = run_cli(
         "transform", str(FIXTURES / "mmlongbench-doc"), "-o", str(out),
-        "--blind-gate", f"openai:blind@{server.openai_url}", "--qc", "none",
+        "--blind-gate", f"openai:blind@{server.openai_url}", "--qc", "none", "--limit", "3",
         env={"OPENAI_API_KEY": "sk-test"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

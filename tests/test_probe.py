@@ -75,7 +75,8 @@ def test_a_text_only_model_is_refused_where_images_are_needed(
     server.answer_probes = False
     server.responder = text_only
     spec = f"openai:smol@{server.openai_url}"
-    done = transform(tmp_path / "judged", "--qc", "judges", "--judge", spec, "--judge", spec)
+    other = f"openai:smol-b@{server.openai_url}"
+    done = transform(tmp_path / "judged", "--qc", "judges", "--judge", spec, "--judge", other)
     one_line_and_nothing_built(done, tmp_path / "judged", "--judge", "needs a model that reads")
     # The blind check is text only: the same model serves it.
     done = transform(tmp_path / "blind", "--blind-gate", spec)

@@ -246,6 +246,7 @@ def test_a_build_in_llm_mode_records_usage_caches_replies_and_never_writes_the_k
     assert usage["calls"] == 0 and usage["cache_hits"] == usage["requests"] > 0
 
 
+@pytest.mark.exhaustive  # test_probe: a refused key stops the run before anything is built
 def test_a_refused_key_stops_the_run_and_the_same_command_resumes(
     server: ModelServer, tmp_path: Path
 ) -> None:

@@ -20,15 +20,25 @@ def load_error(reason: str) -> SampleError:
     return SampleError("load", reason)
 
 
-def resolve_inside(root: Path, relative: str, what: str, base: Path | None = None) -> Path:
-    """Resolve ``relative`` from ``base`` (default ``root``); refuse what lands outside ``root``."""
-    if not isinstance(relative, str) or not relative.strip():
+def resolve_inside(root: Path, relative: Any, what: str, base: Path | None = None) -> Path:
+    """Resolve ``relative`` from ``base`` (default ``root``); refuse what lands outside ``root``,
+    and anything that is not a path (a number, a list, an object, a name too long)."""
+    if not isinstance(relative, str):
+        kind = "null" if relative is None else type(relative).__name__
+        raise load_error(f"{what}: expected a path (text), got {kind}")
+    if not relative.strip():
         raise load_error(f"{what}: empty path")
+    checked_text(relative, what)
     root = root.resolve()
-    candidate = ((base or root) / relative).resolve()
-    if not candidate.is_relative_to(root):
+    try:
+        candidate = ((base or root) / relative).resolve()
+        inside = candidate.is_relative_to(root)
+        exists = inside and candidate.is_file()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+        raise load_error(f"{what}: not a usable path ({exc})") from None
+    if not inside:
         raise load_error(f"{what}: path {relative!r} resolves outside the dataset root {root}")
-    if not candidate.is_file():
+    if not exists:
         raise load_error(f"{what}: file not found: {relative}")
     return candidate
 

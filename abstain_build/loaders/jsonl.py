@@ -159,7 +159,7 @@ class JsonlSource(JsonLinesSource):
         images = tuple(
             ImageRef(
                 key=f"image_{n}",
-                path=resolve_inside(self.root, str(p), f"images[{n - 1}]"),
+                path=resolve_inside(self.root, p, f"images[{n - 1}]"),
                 name=Path(str(p)).name,
             )
             for n, p in enumerate(image_paths, start=1)
@@ -167,7 +167,7 @@ class JsonlSource(JsonLinesSource):
         document = None
         pages: tuple[int, ...] = ()
         if record.get("pdf"):
-            pdf = resolve_inside(self.root, str(record["pdf"]), "pdf")
+            pdf = resolve_inside(self.root, record["pdf"], "pdf")
             document = DocumentRef(path=pdf, doc_id=Path(str(record["pdf"])).name)
             pages = parse_pages(record.get("evidence_pages"))
             if not pages:

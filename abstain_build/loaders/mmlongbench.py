@@ -100,7 +100,9 @@ class MMLongBenchSource(Source):
 
     def _sample(self, sample_id: str, record: dict[str, Any], info: SourceInfo) -> Sample:
         question = required_question(record)
-        doc_id = str(record["doc_id"])
+        doc_id = record["doc_id"]
+        if not isinstance(doc_id, str):
+            raise load_error(f"doc_id: expected a file name (text), got {type(doc_id).__name__}")
         pdf = resolve_inside(self.root, f"documents/{doc_id}", "doc_id")
         pages = parse_pages(record["evidence_pages"])
         if not pages:

@@ -151,7 +151,7 @@ class MMMUJsonlSource(JsonLinesSource, _MMMUBase):
         images = [
             ImageRef(
                 key=f"image_{n}",
-                path=resolve_inside(self.root, str(record[f"image_{n}"]), f"image_{n}"),
+                path=resolve_inside(self.root, record[f"image_{n}"], f"image_{n}"),
                 name=Path(str(record[f"image_{n}"])).name,
             )
             for n in range(1, MAX_IMAGES + 1)

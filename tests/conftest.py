@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,12 @@ from .model_server import ModelServer
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 SHARED_DATA = ROOT.parent / "shared" / "data"
+
+#: One text-derived cache for the whole session (builds in subprocesses inherit it), never
+#: the developer's own ~/.cache; removed at exit.
+_CACHE = tempfile.mkdtemp(prefix="abstain-build-cache-")
+os.environ["ABSTAIN_BUILD_CACHE"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
 
 
 @pytest.fixture

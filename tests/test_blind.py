@@ -303,3 +303,17 @@ def test_a_document_question_a_model_answers_blind_gets_no_page_edit(
     assert all(r["transform"] is None or r["transform"]["target"] == "question" for r in known)
     others = [r for r in rows if r["blind"]["verdict"] == "evidence" and r["transform"]]
     assert any(r["transform"]["target"] == "document" for r in others)
+
+
+def test_option_similarities_are_cached_by_content(tmp_path: Path, monkeypatch) -> None:
+    from abstain_build.blind import cues
+
+    monkeypatch.setenv(cues.CACHE_ENV, str(tmp_path))
+    texts = ["Which part of the body secretes pancreatic juice?", "rectum", "pancreas"]
+    first = cues.option_similarities(texts)
+    files = list((tmp_path / "option-similarity").rglob("*.json"))
+    assert len(files) == 1 and first[1] > first[0]
+    files[0].write_text("[0.5, 0.25]")  # a cached value is used as it is
+    assert cues.option_similarities(texts) == [0.5, 0.25]
+    files[0].write_text("not json")  # a broken entry is recomputed and rewritten
+    assert cues.option_similarities(texts) == first

@@ -28,14 +28,22 @@ that fires claims that removing the evidence would change nothing.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..model import Sample
+from ..pipeline.assets import atomic_write
 from ..rewrites.sentences import split_sentences
 
 PLACEHOLDER = re.compile(r"<\s*image\s*\d+\s*>", re.IGNORECASE)
+#: Where derived numbers that depend only on text are kept between runs.
+CACHE_ENV = "ABSTAIN_BUILD_CACHE"
 #: Cosine margin by which the gold option must be the nearest to the question.
 NEAREST_MARGIN = 0.05
 #: Quantities with units a worked problem must state to count as self-sufficient.
@@ -170,18 +178,44 @@ def nearest_option(sample: Sample) -> str | None:
     gold = gold_option(sample)
     if gold is None or len(sample.options) < 2 or not _text(sample):
         return None
-    from ..rewrites.embeddings import embed
-
-    vectors = embed(
-        [_text(sample), *(PLACEHOLDER.sub(" ", o).strip() or "-" for o in sample.options)]
-    )
-    similarity = vectors[1:] @ vectors[0]
+    texts = [_text(sample), *(PLACEHOLDER.sub(" ", o).strip() or "-" for o in sample.options)]
+    similarity = option_similarities(texts)
     index = sample.options.index(gold)
     others = [s for i, s in enumerate(similarity) if i != index]
     margin = float(similarity[index] - max(others))
     if margin >= NEAREST_MARGIN:
         return f"the gold option is the nearest to the question in meaning (margin {margin:.2f})"
     return None
+
+
+def option_similarities(texts: list[str]) -> list[float]:
+    """Cosine of each option (``texts[1:]``) to the question (``texts[0]``), cached on disk
+    by content: loading the embedder costs about 2 s per process, the same questions come
+    back in every rebuild, and the numbers never change."""
+    key = hashlib.sha256("\x1f".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+    path = cache_dir() / "option-similarity" / f"{key[:2]}" / f"{key}.json"
+    try:
+        cached = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(cached, list) and len(cached) == len(texts) - 1:
+            return [float(v) for v in cached]
+    except (OSError, ValueError):
+        pass
+    from ..rewrites.embeddings import embed
+
+    vectors = embed(texts)
+    values = [float(v) for v in vectors[1:] @ vectors[0]]
+    with contextlib.suppress(OSError):  # a read-only cache only costs the time
+        atomic_write(path, json.dumps(values).encode())
+    return values
+
+
+def cache_dir() -> Path:
+    """``ABSTAIN_BUILD_CACHE``, else ``$XDG_CACHE_HOME/abstain-build`` (``~/.cache/...``)."""
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "abstain-build"
 
 
 def quotes_answer(sample: Sample) -> str | None:

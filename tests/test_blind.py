@@ -89,6 +89,24 @@ EVIDENCE = [
         " angle of tilt of the rigid beam AB. <image 1>",
         ("0.0239°", "0.0193°", "0.0131°"),
     ),
+    # Seen on unseen MMMU-Pro questions: a form's field, a task on the picture, options
+    # about the pictured case, a trailing "the following".
+    question("What is the Date of Event? <image 1>", ("5/22", "5/18", "5/14")),
+    question("<image 1> Circle the correct key of the melody.", ("first key", "second key")),
+    question("Choose one clef to form minor scale. <image 1>", ("first clef", "third clef")),
+    question(
+        "Which statement is false? <image 1>",
+        ("The lesion is remote", "This is very unlikely to be venous", "Macrophages help"),
+    ),
+    question(
+        "Who was the mentor of the person who designed the following?<image 1>",
+        ("Walter Gropius", "Paul Klee", "Josef Albers"),
+        "C",
+    ),
+    question(
+        "The functional group given below is characteristic of organic _____. <image 1>",
+        ("amines", "alcohols", "ketones"),
+    ),
 ]
 
 

@@ -69,20 +69,22 @@ _POINTS_IN = re.compile(
     r"\b(?:shown|depicted|illustrated|pictured|displayed|accompanying|"
     r"provided (?:image|figure|diagram|table|data)|"
     r"(?:figure|diagram|table|image|graph|chart|map|cartoon|example|score|data|sketch|"
-    r"circuit)s? (?:above|below)|(?:as|the) (?:above|below)|below:|as follows|"
+    r"circuit)s? (?:above|below)|(?:as|the|given|listed) (?:above|below)|below:|as follows|"
     r"the following (?!is\b|are\b|options?\b|statements?\b|best\b|would\b|could\b|most\b)\w+|"
-    r"the following\s*\??$|this|these|those|here|"
+    r"this|these|those|here|figures?|melody|model|"
     r"the (?:image|figure|fig\.?|diagram|picture|graph|chart|map|table|photo|painting|"
     r"drawing|slide|film|cartoon|score|circuit|sketch|data|plot|curve|system|beam|"
     r"structure|object|work)s?|"
     r"labell?ed|marked|letter|point [A-Z]|fig|table \d+(?:\.\d+)?|data set|"
-    r"\((?:left|right|top|bottom)\))\b|\((?:left|right|top|bottom)\)",
+    r"\((?:left|right|top|bottom)\))\b|\((?:left|right|top|bottom)\)|"
+    r"\bthe following\W*$",
     re.IGNORECASE,
 )
 #: Tasks done on the image ("identify the 170 structure", "calculate the current").
 _TASK = re.compile(
     r"^(?:determine|calculate|find|compute|estimate|identify|select|give|name|derive|rank|"
-    r"tick|express|label|draw|use|refer|examine|look|consider)\b",
+    r"tick|express|label|draw|use|refer|examine|look|consider|choose|circle|maximi[sz]e|"
+    r"minimi[sz]e|solve)\b",
     re.IGNORECASE,
 )
 _TASK_AFTER_COMMA = re.compile(
@@ -93,6 +95,11 @@ _NAMED_PART = re.compile(
     r"\b(?:beam|gate|rod|panel|member|point|bar|link|plate|wire|cable|section|arm|joint|"
     r"node|curve|line|region|event)s? [A-Z]{1,3}\b"
 )
+#: A field of a form or a record named in title case ("the Date of Event"): only the
+#: pictured form holds its value.
+_FIELD = re.compile(r"\bthe [A-Z][a-z]+ (?:of|for) [A-Z][a-z]+\b")
+#: Options that speak of the pictured case ("this case", "these cells").
+_POINTS_IN_OPTION = re.compile(r"\b(?:this|these|here|shown|pictured)\b", re.IGNORECASE)
 _LEADING = re.compile(r"^\s*(?:\(?<\s*image\s*\d+\s*>\)?[\s,.:]*)+", re.IGNORECASE)
 _TRAILING = re.compile(r"(?:[\s:,]*\(?<\s*image\s*\d+\s*>\)?\s*)+$", re.IGNORECASE)
 
@@ -169,8 +176,10 @@ def self_contained(sample: Sample) -> str | None:
     sentences = split_sentences(body)
     if any(_TASK.match(s) for s in sentences) or _TASK_AFTER_COMMA.search(body):
         return None
-    if _NAMED_PART.search(body):
+    if _NAMED_PART.search(body) or _FIELD.search(body):
         return None
+    if any(_POINTS_IN_OPTION.search(option) for option in sample.options):
+        return None  # "This is very unlikely to have resulted from ...": about the picture
     return "the question stands alone: nothing in it points into the image"
 
 

@@ -75,6 +75,18 @@ class Received:
         return self.headers.get("x-api-key") or auth.removeprefix("Bearer ")
 
     @property
+    def schema(self) -> dict[str, Any] | None:
+        """The reply schema sent: OpenAI's ``response_format`` or Anthropic's forced tool."""
+        fmt = self.body.get("response_format")
+        if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+            return fmt["json_schema"]["schema"]
+        choice = self.body.get("tool_choice")
+        if isinstance(choice, dict) and choice.get("type") == "tool":
+            tool = next(t for t in self.body["tools"] if t["name"] == choice["name"])
+            return tool["input_schema"]
+        return None
+
+    @property
     def messages(self) -> list[dict[str, Any]]:
         return self.body.get("messages", [])
 
@@ -131,6 +143,9 @@ class ModelServer:
         self.requests: list[Received] = []
         self.script: deque[Action] = deque()
         self.responder: Callable[[Received], Action] = lambda _: reply("ok")
+        #: False: a request carrying a reply schema (``response_format``, or a forced tool)
+        #: gets HTTP 400, as from a server that does not support them.
+        self.schemas_supported = True
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -175,6 +190,8 @@ class ModelServer:
             self.requests.append(received)
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if not self.schemas_supported and received.schema is not None:
+                return error(400, "response_format / tools are not supported by this server")
             if self.script:
                 return self.script.popleft()
         return self.responder(received)
@@ -240,12 +257,31 @@ def _success(received: Received, action: Action, anthropic: bool) -> dict[str, A
     model = received.body.get("model", "unknown")
     tokens_in, tokens_out = action.usage
     if anthropic:
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        choice = received.body.get("tool_choice")
+        if isinstance(choice, dict) and choice.get("type") == "tool":
+            # A forced tool is called with the scripted text as its input, when it is an
+            # object (a real model's input always is; a test may script prose to see that
+            # the parser still decides).
+            try:
+                tool_input = json.loads(text)
+            except ValueError:
+                tool_input = None
+            if isinstance(tool_input, dict):
+                content = [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_test",
+                        "name": choice["name"],
+                        "input": tool_input,
+                    }
+                ]
         return {
             "id": "msg_test",
             "type": "message",
             "role": "assistant",
             "model": model,
-            "content": [{"type": "text", "text": text}],
+            "content": content,
             "stop_reason": "end_turn",
             "stop_sequence": None,
             "usage": {"input_tokens": tokens_in, "output_tokens": tokens_out},

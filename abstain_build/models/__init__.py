@@ -21,7 +21,7 @@ from .client import ClientOptions, ModelClient
 from .errors import ModelError
 from .images import EncodedImage, encode_for_model
 from .redact import Redactor
-from .request import ModelRequest
+from .request import ModelRequest, ReplySchema, object_schema
 from .result import ModelResult
 from .retry import RetryPolicy
 from .spec import ModelSpec, parse_spec
@@ -38,10 +38,12 @@ __all__ = [
     "ModelStats",
     "Redactor",
     "ReplyCache",
+    "ReplySchema",
     "RetryPolicy",
     "cache_key",
     "encode_for_model",
     "merge_stats",
+    "object_schema",
     "parse_spec",
     "stats_delta",
 ]

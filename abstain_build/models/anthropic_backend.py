@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import json
+import logging
 from typing import Any
 
 import anthropic
 from anthropic.types import Message
 
-from .backends import as_int, bad_body, failure_from_sdk
+from .backends import as_int, bad_body, failure_from_sdk, refuses_schema
 from .cache import Reply
+from .errors import CallFailure
 from .request import Conversation, Turn
 from .spec import ModelSpec
+
+log = logging.getLogger(__name__)
 
 
 class AnthropicBackend:
     """Images go inline as base64 ``image`` blocks, before the text of their turn.
 
     No temperature: API version 2026-10-21 (the SDK 2.x default) answers 400 to any
-    sampling parameter, and the SDK no longer has one.
+    sampling parameter, and the SDK no longer has one. A reply schema is sent as one tool
+    the model must call; its input, as JSON, is the reply text.
     """
 
     sends_temperature = False
@@ -28,6 +34,8 @@ class AnthropicBackend:
         self._client = anthropic.Anthropic(
             base_url=spec.endpoint, api_key=api_key, max_retries=0, timeout=timeout
         )
+        #: False once the server refused a forced tool that it then answered without.
+        self.structured = True
 
     def send(self, conversation: Conversation) -> Reply:
         kwargs: dict[str, Any] = {
@@ -37,6 +45,33 @@ class AnthropicBackend:
         }
         if conversation.system is not None:
             kwargs["system"] = conversation.system
+        if conversation.schema is not None and self.structured:
+            schema = conversation.schema
+            tool = {
+                "name": schema.name,
+                "description": "Give your reply as this tool's input.",
+                "input_schema": dict(schema.schema),
+            }
+            try:
+                return self._create(
+                    {
+                        **kwargs,
+                        "tools": [tool],
+                        "tool_choice": {"type": "tool", "name": schema.name},
+                    }
+                )
+            except CallFailure as failure:
+                if not refuses_schema(failure):
+                    raise
+                reply = self._create(kwargs)
+                self.structured = False
+                log.info(
+                    "%s refused a forced tool (%s); asking without one", self.model, failure.message
+                )
+                return reply
+        return self._create(kwargs)
+
+    def _create(self, kwargs: dict[str, Any]) -> Reply:
         try:
             response = self._client.messages.create(**kwargs)
         except Exception as exc:
@@ -53,10 +88,17 @@ class AnthropicBackend:
         content = getattr(response, "content", None)
         if not isinstance(content, list):
             raise bad_body("a message with content", response)
-        text = "".join(
-            block.text
-            for block in content
-            if getattr(block, "type", None) == "text" and isinstance(block.text, str)
+        tool_inputs = [
+            block.input for block in content if getattr(block, "type", None) == "tool_use"
+        ]
+        text = (
+            json.dumps(tool_inputs[0], ensure_ascii=False)
+            if tool_inputs
+            else "".join(
+                block.text
+                for block in content
+                if getattr(block, "type", None) == "text" and isinstance(block.text, str)
+            )
         )
         usage = getattr(response, "usage", None)
         inputs = sum(

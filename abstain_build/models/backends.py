@@ -40,6 +40,11 @@ def make_backend(spec: ModelSpec, api_key: str, timeout: float) -> Backend:
     return AnthropicBackend(spec, api_key, timeout)
 
 
+def refuses_schema(failure: CallFailure) -> bool:
+    """Could this failure be the server refusing a reply schema it does not support?"""
+    return failure.kind == "client_error" and failure.status in (400, 422)
+
+
 def status_kind(status: int) -> str:
     if status in (401, 403):
         return "auth"

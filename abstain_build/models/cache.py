@@ -73,6 +73,8 @@ def cache_key(
         "max_tokens": conversation.max_tokens,
         "temperature": conversation.temperature,
     }
+    if conversation.schema is not None:  # keys of schema-free requests stay as they were
+        material["schema"] = conversation.schema.as_json()
     blob = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 

@@ -128,7 +128,7 @@ class ModelClient:
             if attempt:
                 self.stats.add(reasks=1)
             conversation = Conversation(
-                request.system, tuple(turns), request.max_tokens, temperature
+                request.system, tuple(turns), request.max_tokens, temperature, request.schema
             )
             reply = self._reply(conversation, request.purpose, attempt, tally)
             if isinstance(reply, CallFailure):
@@ -204,6 +204,7 @@ class ModelClient:
 
     def _call(self, conversation: Conversation, tally: _Tally) -> Reply | CallFailure:
         policy = self.options.retry
+        previous: CallFailure | None = None
         for n in range(policy.max_attempts):
             if self._fatal is not None:
                 return CallFailure(
@@ -235,6 +236,13 @@ class ModelClient:
                 self._fatal = failure
             if not failure.retryable:
                 return failure
+            if _same_error_again(previous, failure):
+                return CallFailure(
+                    failure.kind,
+                    f"the same error twice, not retried: {failure.message}",
+                    status=failure.status,
+                )
+            previous = failure
             if n + 1 == policy.max_attempts:
                 return CallFailure(
                     failure.kind,
@@ -261,6 +269,22 @@ class ModelClient:
         return tally.result(
             self.label, request.purpose, ok=False, error=message, kind=kind, status=status
         )
+
+
+#: Statuses that say "later" by definition: the same body twice is still worth a wait.
+WAIT_STATUSES = frozenset({408, 429, 502, 503, 504})
+
+
+def _same_error_again(previous: CallFailure | None, failure: CallFailure) -> bool:
+    """A server that answers the same error body twice (llama.cpp's HTTP 500 to every image
+    request of a text-only model) is not having a transient fault: back-off would only
+    waste minutes."""
+    return (
+        previous is not None
+        and failure.status is not None
+        and failure.status not in WAIT_STATUSES
+        and (previous.status, previous.message) == (failure.status, failure.message)
+    )
 
 
 class _Tally:

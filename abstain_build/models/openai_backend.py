@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 from urllib.parse import urlsplit
 
 import openai
 from openai.types.chat import ChatCompletion
 
-from .backends import as_int, bad_body, failure_from_sdk
+from .backends import as_int, bad_body, failure_from_sdk, refuses_schema
 from .cache import Reply
+from .errors import CallFailure
 from .request import Conversation, Turn
 from .spec import ModelSpec
 
+log = logging.getLogger(__name__)
+
 
 class OpenAIBackend:
-    """Images go inline as ``data:image/png;base64`` URLs in ``image_url`` parts."""
+    """Images go inline as ``data:image/png;base64`` URLs in ``image_url`` parts; a reply
+    schema goes as ``response_format`` (``json_schema``, strict), which OpenAI, vLLM,
+    llama.cpp's server and Ollama enforce while decoding."""
 
     sends_temperature = True
 
@@ -34,6 +40,8 @@ class OpenAIBackend:
         self._client = openai.OpenAI(
             base_url=spec.endpoint, api_key=api_key, max_retries=0, timeout=timeout
         )
+        #: False once the server refused a reply schema that it then answered without.
+        self.structured = True
 
     def send(self, conversation: Conversation) -> Reply:
         kwargs: dict[str, Any] = {
@@ -43,6 +51,26 @@ class OpenAIBackend:
         }
         if conversation.temperature is not None:
             kwargs["temperature"] = conversation.temperature
+        if conversation.schema is not None and self.structured:
+            schema = {**conversation.schema.as_json(), "strict": True}
+            try:
+                return self._create(
+                    {**kwargs, "response_format": {"type": "json_schema", "json_schema": schema}}
+                )
+            except CallFailure as failure:
+                if not refuses_schema(failure):
+                    raise
+                reply = self._create(kwargs)  # raises the server's other complaint, if any
+                self.structured = False
+                log.info(
+                    "%s refused a reply schema (%s); asking without one",
+                    self.model,
+                    failure.message,
+                )
+                return reply
+        return self._create(kwargs)
+
+    def _create(self, kwargs: dict[str, Any]) -> Reply:
         try:
             response = self._client.chat.completions.create(**kwargs)
         except Exception as exc:

@@ -2,11 +2,44 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..errors import ConfigError
 from .images import EncodedImage, ImageInput
+
+
+@dataclass(frozen=True)
+class ReplySchema:
+    """The JSON object a reply must be, by JSON Schema.
+
+    Sent as ``response_format`` (``json_schema``) to OpenAI-compatible servers and as one
+    forced tool to Anthropic, so that the server constrains decoding: even a 135M model
+    then returns valid JSON. The caller's parser still checks every reply, and a server
+    that refuses the schema is asked again without it (the parser alone then decides).
+    Keep schemas in the subset strict mode accepts: every property required,
+    ``additionalProperties: false``.
+    """
+
+    name: str
+    schema: Mapping[str, Any]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "schema": dict(self.schema)}
+
+
+def object_schema(name: str, properties: Mapping[str, Any]) -> ReplySchema:
+    """A schema for one flat JSON object with exactly ``properties``, all required."""
+    return ReplySchema(
+        name,
+        {
+            "type": "object",
+            "properties": dict(properties),
+            "required": list(properties),
+            "additionalProperties": False,
+        },
+    )
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -26,6 +59,8 @@ class ModelRequest:
     #: None: not sent (the server's default). Never sent to Anthropic, whose API refuses
     #: sampling parameters since version 2026-10-21.
     temperature: float | None = 0.0
+    #: The reply's JSON shape, for servers that can enforce it; None for free text.
+    schema: ReplySchema | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "images", tuple(self.images))
@@ -50,3 +85,4 @@ class Conversation:
     turns: tuple[Turn, ...]
     max_tokens: int
     temperature: float | None
+    schema: ReplySchema | None = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..models import ModelClient, ModelRequest
+from ..models import ModelClient, ModelRequest, object_schema
 from ..models.replies import json_reply
 from .judges.base import CONFIDENCES, JudgeItem
 from .judges.model import question_lines
@@ -22,6 +22,16 @@ SYSTEM = (
     "Answer the question from the attached image(s). If the information needed is not"
     " there, or cannot be read, say that it cannot be answered instead of guessing."
     " Reply with one JSON object and nothing else."
+)
+
+
+SCHEMA = object_schema(
+    "self_check",
+    {
+        "answerable": {"type": "boolean"},
+        "answer": {"type": "string"},
+        "confidence": {"type": "string", "enum": list(CONFIDENCES)},
+    },
 )
 
 
@@ -39,6 +49,7 @@ def self_check_request(item: JudgeItem) -> ModelRequest:
         images=item.images,
         max_tokens=300,
         temperature=0.0,
+        schema=SCHEMA,
     )
 
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..models import ModelRequest
+from ..models import ModelRequest, object_schema
 from ..models.images import ImageInput
 from ..models.replies import json_reply
 from .grammar import PLACEHOLDER
@@ -98,6 +98,7 @@ def build_request(
         images=tuple(images),
         max_tokens=MAX_TOKENS,
         temperature=0.0,
+        schema=object_schema(f"{key}_list", {key: {"type": "array", "items": {"type": "string"}}}),
     )
 
 

@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..models import ModelRequest
+from ..models import ModelRequest, object_schema
 from ..models.images import ImageInput
 from ..models.replies import json_reply
 from .dependency import DEPENDENCY_CLASSES
@@ -29,6 +29,15 @@ MAX_REASON_CHARS = 300
 MAX_QUESTION_CHARS = 6000
 
 _KEYS = {"class", "text_sufficiency", "image_dependency", "reason"}
+SCHEMA = object_schema(
+    "dependency_verdict",
+    {
+        "class": {"type": "string", "enum": list(DEPENDENCY_CLASSES)},
+        "text_sufficiency": {"type": "number"},
+        "image_dependency": {"type": "number"},
+        "reason": {"type": "string"},
+    },
+)
 SYSTEM = (
     "You annotate exam questions that come with one or more images, for a benchmark that"
     " perturbs whichever channel a question really relies on. For each question you judge"
@@ -94,6 +103,7 @@ def build_dependency_request(
         images=tuple(images),
         max_tokens=MAX_TOKENS,
         temperature=0.0,
+        schema=SCHEMA,
     )
 
 

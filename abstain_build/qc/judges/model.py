@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...models import ClientOptions, ModelClient, ModelRequest
+from ...models import ClientOptions, ModelClient, ModelRequest, object_schema
 from ...models.replies import json_reply
 from .base import ANSWERABLE, CONFIDENCES, ERROR, UNANSWERABLE, Judge, JudgeItem, Verdict
 
@@ -37,6 +37,16 @@ def question_lines(item: JudgeItem) -> list[str]:
         lines += ["", "Options:"]
         lines += [f"{chr(65 + i)}. {option}" for i, option in enumerate(item.options[:26])]
     return lines
+
+
+SCHEMA = object_schema(
+    "answerability_verdict",
+    {
+        "verdict": {"type": "string", "enum": [ANSWERABLE, UNANSWERABLE]},
+        "confidence": {"type": "string", "enum": list(CONFIDENCES)},
+        "justification": {"type": "string"},
+    },
+)
 
 
 def judge_request(item: JudgeItem, purpose: str = PROMPT_ID) -> ModelRequest:
@@ -62,6 +72,7 @@ def judge_request(item: JudgeItem, purpose: str = PROMPT_ID) -> ModelRequest:
         images=item.images,
         max_tokens=400,
         temperature=0.0,
+        schema=SCHEMA,
     )
 
 

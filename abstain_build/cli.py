@@ -22,7 +22,7 @@ from rich.text import Text
 
 from . import __version__
 from .config import BuildConfig, read_config_file, resolve_config
-from .errors import ConfigError, RunStopped
+from .errors import ConfigError, RunStopped, environment_failure
 from .loaders import FORMATS, open_source
 from .model import SampleProblem
 from .progress import PhaseProgress
@@ -278,6 +278,8 @@ def transform(
         err.print("interrupted: re-run the same command to resume")
         raise typer.Exit(130) from None
     except Exception as exc:
+        if (stopped := environment_failure(exc)) is not None:
+            raise _fail(f"stopped: {stopped}") from None
         if debug:
             raise
         raise _fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)") from None
@@ -447,6 +449,12 @@ def qc(
             )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    except RunStopped as exc:
+        raise _fail(f"stopped: {exc}") from None
+    except OSError as exc:
+        if (stopped := environment_failure(exc)) is None:
+            raise
+        raise _fail(f"stopped: {stopped}") from None
     except KeyboardInterrupt:
         err.print("interrupted: re-run the same command to resume")
         raise typer.Exit(130) from None

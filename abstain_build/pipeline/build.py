@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -243,7 +244,8 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
         out.close()
         manifest["status"] = "interrupted"
         manifest["models"]["usage"] = usage
-        _write_json(out.root / "manifest.json", manifest)
+        with contextlib.suppress(OSError):  # a full disk must not hide why the run stopped
+            _write_json(out.root / "manifest.json", manifest)
         raise
     out.close()
 

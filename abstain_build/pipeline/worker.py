@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..blind import BlindGate, BlindVerdict, removes_evidence
-from ..errors import RunStopped, SampleError
+from ..errors import RunStopped, SampleError, raise_if_environmental
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.map import evidence_map
 from ..evidence.policy import QUESTION
@@ -207,6 +207,7 @@ class SampleProcessor:
         except SampleError as error:
             return SampleScores(sample.id, sample.axis, problem=error.reason)
         except Exception as exc:
+            raise_if_environmental(exc)
             return SampleScores(sample.id, sample.axis, problem=_describe(exc))
         finally:
             inputs.close()
@@ -241,6 +242,7 @@ class SampleProcessor:
             inputs.close()
             return outcome
         except Exception as exc:  # an unexpected failure is still one sample's failure
+            raise_if_environmental(exc)
             outcome.problems.append(_problem(sample, "validate", _describe(exc)))
             inputs.close()
             return outcome
@@ -446,6 +448,7 @@ class SampleProcessor:
         except SampleError as error:
             return None, _Failure("error", stage, error.reason)
         except Exception as exc:  # one transform's bug is one sample's error record
+            raise_if_environmental(exc)
             return None, _Failure("error", stage, _describe(exc))
         outcome.seconds[transform.name] = output.seconds
         if not output.qc["passed"]:
@@ -457,6 +460,7 @@ class SampleProcessor:
         except SampleError as error:
             return None, _Failure("error", "reread", error.reason)
         except Exception as exc:
+            raise_if_environmental(exc)
             return None, _Failure("error", "reread", _describe(exc))
         outcome.seconds[transform.name] = time.perf_counter() - started
         if gate is not None and gate.policy != QUESTION:  # a rewrite's evidence is not read

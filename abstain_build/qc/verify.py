@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..errors import raise_if_environmental
 from ..evidence.forms import find_in_string, gold_items
 from ..models import ClientOptions, ModelClient
 from .consensus import REJECTED, consensus
@@ -101,6 +102,7 @@ def _safe(judge: Judge, item: JudgeItem) -> Verdict:
     try:
         return judge.judge(item)
     except Exception as exc:
+        raise_if_environmental(exc)  # a full disk is no judge's verdict
         return judge.verdict("ERROR", "", f"the judge failed: {type(exc).__name__}: {exc}")
 
 

@@ -49,7 +49,7 @@ NEAREST_MARGIN = 0.05
 #: Quantities with units a worked problem must state to count as self-sufficient.
 MIN_GIVENS = 4
 #: A vignette is a case told at some length (characters, placeholders removed).
-MIN_VIGNETTE_CHARS = 150
+MIN_VIGNETTE_CHARS = 120
 
 _DEFINITION = re.compile(
     r"\b(?:defined as|which term|what term|refers? to|is called|are called|known as|"

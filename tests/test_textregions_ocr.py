@@ -379,3 +379,36 @@ def test_shared_image_only_deck_page_is_read_by_ocr() -> None:
     for word in result.words:
         assert 0 <= word.bbox[0] < word.bbox[2] <= width
         assert 0 <= word.bbox[1] < word.bbox[3] <= height
+
+
+LEPTONICA_NOISE = """
+import ctypes, glob, sys
+from pathlib import Path
+import tesserocr
+from abstain_build.textregions import ocr
+
+folder = Path(tesserocr.__file__).resolve().parent
+library = ctypes.CDLL(glob.glob(str(folder.parent / "tesserocr.libs" / "libleptonica*.so*"))[0])
+library.boxCreate.restype = ctypes.c_void_p
+library.boxClipToRectangle.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+box = library.boxCreate(500, 500, 10, 10)
+if sys.argv[1] == "engine":
+    import numpy
+    ocr.ocr_image(numpy.full((40, 120), 255, "uint8"), backend="tesserocr")
+library.boxClipToRectangle(box, 100, 100)  # a box outside the image: Leptonica complains
+"""
+
+
+@pytest.mark.skipif(
+    not ocr.ocr_available("tesserocr"), reason="needs tesserocr with its bundled Leptonica"
+)
+def test_leptonica_prints_nothing_once_the_in_process_engine_is_up() -> None:
+    def stderr(mode: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", LEPTONICA_NOISE, mode], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stderr
+
+    assert "Error in boxClipToRectangle" in stderr("bare")  # the noise is real
+    assert "Error in" not in stderr("engine")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
 import os
 import re
 import shutil
@@ -42,6 +43,8 @@ from PIL import Image
 from abstain_build.textregions.words import Word
 
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # before tesserocr is imported (lazily, below)
+
+log = logging.getLogger(__name__)
 
 LANG = "eng"
 
@@ -272,6 +275,7 @@ def _quiet_leptonica(module_file: str) -> None:
             ctypes.CDLL(path).setMsgSeverity(ctypes.c_int(6))  # L_SEVERITY_NONE
         except (OSError, AttributeError):
             continue
+        log.debug("Leptonica's own stderr messages are silenced (%s)", Path(path).name)
 
 
 def _run_tesserocr(pixels: np.ndarray, psm: int, dpi: int | None) -> list[Word]:

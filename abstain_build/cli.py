@@ -657,6 +657,16 @@ def classify(
         Path | None,
         typer.Option("--cache", help="SQLite file for the model's replies (default: none)."),
     ] = None,
+    progress_every: Annotated[
+        float | None,
+        typer.Option(
+            "--progress-every",
+            metavar="S",
+            help="When stderr is not a terminal, print one progress line every S seconds"
+            " (default 30); on a terminal a counter with the rate.",
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
 ) -> None:
     """Classify each question for routing: image dependency or evidence type, and the mix.
@@ -679,12 +689,16 @@ def classify(
             client = ModelClient(llm, ClientOptions(cache_path=cache))
         distribution = Distribution()
         rows = []
-        for item in classify_source(source, format, limit=limit, llm=client):
-            distribution.add(item)
-            if as_json:
-                print(json.dumps(item.to_json(), ensure_ascii=False), flush=True)
-            else:
-                rows.append(item)
+        with PhaseProgress(err, quiet=quiet, every=progress_every) as report:
+            for done, item in enumerate(
+                classify_source(source, format, limit=limit, llm=client), start=1
+            ):
+                distribution.add(item)
+                if as_json:
+                    print(json.dumps(item.to_json(), ensure_ascii=False), flush=True)
+                else:
+                    rows.append(item)
+                report(done, limit, "classify")
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     except Exception as exc:

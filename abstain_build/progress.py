@@ -22,7 +22,13 @@ from rich.progress import (
 )
 
 #: What each phase is called in bars and lines.
-PHASES = {"route": "routing", "build": "building", "qc": "QC", "audit": "auditing"}
+PHASES = {
+    "route": "routing",
+    "build": "building",
+    "qc": "QC",
+    "audit": "auditing",
+    "classify": "classifying",
+}
 #: Seconds between plain lines when stderr is not a terminal.
 DEFAULT_EVERY = 30.0
 

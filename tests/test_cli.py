@@ -363,3 +363,16 @@ def test_progress_goes_to_a_log_as_plain_lines_per_phase(tmp_path: Path) -> None
         "-t", "aggressive_multi_mask", "--progress-every", "0", "-q",
     )  # fmt: skip
     assert quiet.returncode == 0 and "building:" not in quiet.stderr
+
+
+def test_classify_reports_its_progress_in_a_log_and_keeps_stdout_clean() -> None:
+    done = run_cli(
+        "classify", str(FIXTURES / "mmmu"), "--json", "--progress-every", "0", "--limit", "4"
+    )
+    assert done.returncode == 0, done.stderr
+    assert [line for line in done.stderr.splitlines() if line.startswith("classifying: ")][
+        -1
+    ].startswith("classifying: 4/4")
+    assert all(json.loads(line) for line in done.stdout.splitlines())  # JSON only
+    quiet = run_cli("classify", str(FIXTURES / "mmmu"), "--progress-every", "0", "--quiet")
+    assert quiet.returncode == 0 and "classifying:" not in quiet.stderr

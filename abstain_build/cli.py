@@ -675,7 +675,8 @@ def classify(
     records have no question (listed as unreadable), 2 when the source cannot be read.
     """
     from .models import ClientOptions, ModelClient
-    from .routing.classify import AXIS_CLASSES, Distribution, classify_source
+    from .routing.classify import AXIS_CLASSES, EVIDENCE, Distribution, classify_source
+    from .routing.questions import iter_questions
 
     _logging(debug)
     client = None
@@ -683,7 +684,12 @@ def classify(
         if llm:
             from .models.probe import probe_model
 
-            problem = probe_model(llm, ClientOptions(cache_path=cache), "--llm", images=False)
+            # The model sees a record's images when it has them: it must take images then.
+            first = next(iter(iter_questions(source, format, limit=1)), None)
+            shows_images = bool(first and first.images and first.axis != EVIDENCE)
+            problem = probe_model(
+                llm, ClientOptions(cache_path=cache), "--llm", images=shows_images
+            )
             if problem:  # not a quiet fallback to the heuristic on every record
                 raise ConfigError(problem)
             client = ModelClient(llm, ClientOptions(cache_path=cache))
@@ -709,9 +715,12 @@ def classify(
         if client is not None:
             client.close()
     summary = distribution.to_json()
+    fell_back = distribution.llm_failures()
+    failed = bool(distribution.errors) or (client is not None and fell_back > 0)
     if as_json:
         print(json.dumps({"distribution": summary}, ensure_ascii=False))
-        raise typer.Exit(1 if distribution.errors else 0)
+        _say_llm_failures(fell_back, distribution)
+        raise typer.Exit(1 if failed else 0)
     console = out if out.is_terminal else Console(width=max(out.width, 160))
     table = Table(title=f"{len(rows)} records")
     for column in ("id", "axis", "class", "mode", "why", "question"):
@@ -745,7 +754,19 @@ def classify(
         console.print(mix)
     if distribution.errors:
         err.print(f"[yellow]{distribution.errors} record(s) without a question[/]")
-    raise typer.Exit(1 if distribution.errors else 0)
+    _say_llm_failures(fell_back, distribution)
+    raise typer.Exit(1 if failed else 0)
+
+
+def _say_llm_failures(fell_back: int, distribution: Any) -> None:
+    """The model was asked for and failed: the classes shown are the heuristic's (exit 1)."""
+    if fell_back:
+        total = sum(sum(c.values()) for c in distribution.counts.values())
+        err.print(
+            f"[yellow]--llm failed on {fell_back} of {total} record(s); those are the"
+            f" heuristic's classes. First failure: {distribution.first_llm_failure}[/]",
+            highlight=False,
+        )
 
 
 @transforms_app.command("list")

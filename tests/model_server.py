@@ -80,6 +80,8 @@ class Received:
         fmt = self.body.get("response_format")
         if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
             return fmt["json_schema"]["schema"]
+        if isinstance(fmt, dict) and fmt.get("type") == "json_object" and "schema" in fmt:
+            return fmt["schema"]
         choice = self.body.get("tool_choice")
         if isinstance(choice, dict) and choice.get("type") == "tool":
             tool = next(t for t in self.body["tools"] if t["name"] == choice["name"])
@@ -146,6 +148,10 @@ class ModelServer:
         #: False: a request carrying a reply schema (``response_format``, or a forced tool)
         #: gets HTTP 400, as from a server that does not support them.
         self.schemas_supported = True
+        #: The ``response_format`` types accepted (None: all). Others get HTTP 500 with a
+        #: validation message, as from llama-cpp-python's server, which takes only
+        #: ``json_object`` (its schema beside the type).
+        self.response_formats: set[str] | None = None
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -192,6 +198,17 @@ class ModelServer:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             if not self.schemas_supported and received.schema is not None:
                 return error(400, "response_format / tools are not supported by this server")
+            sent_format = received.body.get("response_format")
+            if (
+                self.response_formats is not None
+                and isinstance(sent_format, dict)
+                and sent_format.get("type") not in self.response_formats
+            ):
+                return error(
+                    500,
+                    "1 validation error: {'loc': ('body', 'response_format', 'type'),"
+                    f" 'msg': \"Input should be {' or '.join(sorted(self.response_formats))}\"}}",
+                )
             if self.script:
                 return self.script.popleft()
         return self.responder(received)

@@ -60,8 +60,23 @@ def test_a_server_refusing_schemas_is_asked_without_one_from_then_on(
     first = client.ask(structured(), parse_answer)
     second = client.ask(structured("How many now?"), parse_answer)
     assert first.ok and first.value == 3 and second.ok and second.value == 3
-    # Refused once with the schema, answered without it; then asked without it at once.
-    assert [r.schema is not None for r in server.requests] == [True, False, False]
+    # Refused with the schema (each form it can take), answered without; then asked without.
+    with_schema = [r.schema is not None for r in server.requests]
+    assert with_schema == [True] * (len(with_schema) - 2) + [False, False]
+    assert len(with_schema) == (4 if provider == "openai" else 3)
+    assert client.stats.to_json()["retries"] == 0
+
+
+def test_a_server_taking_only_json_object_gets_the_schema_that_way(server: ModelServer) -> None:
+    # llama-cpp-python's server: HTTP 500 to json_schema, the schema beside json_object.
+    server.response_formats = {"text", "json_object"}
+    server.responder = lambda _: reply('{"answer": 5}')
+    client = make_client(server, "openai")
+    assert client.ask(structured(), parse_answer).value == 5
+    assert client.ask(structured("And now?"), parse_answer).value == 5
+    sent = [r.body.get("response_format", {}).get("type") for r in server.requests]
+    assert sent == ["json_schema", "json_object", "json_object"]
+    assert server.requests[-1].schema == dict(SCHEMA.schema)
     assert client.stats.to_json()["retries"] == 0
 
 

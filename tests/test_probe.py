@@ -4,12 +4,13 @@ the run at once with one line saying which and what to do."""
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
 import pytest
 
-from .conftest import FIXTURES, run_cli
+from .conftest import FIXTURES, SHARED_DATA, run_cli
 from .model_server import ModelServer, Received, error, reply
 
 KEY = {"OPENAI_API_KEY": "sk-probe"}
@@ -109,3 +110,43 @@ def test_classify_with_a_dead_model_stops_instead_of_falling_back(tmp_path: Path
     spec = f"openai:vlm@http://127.0.0.1:{closed_port()}/v1"
     done = run_cli("classify", str(FIXTURES / "mmmu"), "--llm", spec, env=KEY)
     assert done.returncode == 2 and "cannot reach" in done.stderr, done.stderr
+
+
+def test_classify_probes_for_images_only_where_the_records_have_them(
+    server: ModelServer, no_real_keys: None
+) -> None:
+    # A text-only server (llama.cpp with a text model): HTTP 500 to any request with images.
+    def text_only(received: Received):
+        if received.images():
+            return error(500, "can only concatenate str (not 'list') to str")
+        return reply(
+            '{"class": "Essential", "text_sufficiency": 0.2,'
+            ' "image_dependency": 0.8, "reason": "the chart"}'
+        )
+
+    server.answer_probes = False
+    server.responder = text_only
+    spec = f"openai:text-model@{server.openai_url}"
+    with_images = run_cli("classify", str(FIXTURES / "mmmu"), "--llm", spec)
+    assert with_images.returncode == 2
+    assert "needs a model that reads images" in with_images.stderr, with_images.stderr
+    questions_file = SHARED_DATA / "mmmu" / "questions_mmmu_pro.jsonl"
+    if not questions_file.is_file():
+        pytest.skip("needs ../shared/data")
+    questions = run_cli(
+        "classify", str(questions_file), "--limit", "3", "--llm", spec, "--json"
+    )  # fmt: skip
+    assert questions.returncode == 0, questions.stderr
+    rows = [json.loads(line) for line in questions.stdout.splitlines()][:-1]
+    assert [row["mode"] for row in rows] == [f"llm:{spec}"] * 3
+
+
+def test_classify_says_when_the_model_failed_and_exits_1(
+    server: ModelServer, tmp_path: Path, no_real_keys: None
+) -> None:
+    server.responder = lambda received: reply("not JSON at all")  # the probe is answered
+    spec = f"openai:chatty@{server.openai_url}"
+    done = run_cli("classify", str(FIXTURES / "mmmu"), "--llm", spec, "--limit", "2", "--json")
+    assert done.returncode == 1, done.stderr
+    assert "--llm failed on 2 of 2 record(s)" in done.stderr
+    assert "no parseable reply" in done.stderr

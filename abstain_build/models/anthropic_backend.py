@@ -61,7 +61,7 @@ class AnthropicBackend:
                     }
                 )
             except CallFailure as failure:
-                if not refuses_schema(failure):
+                if not refuses_schema(failure, "tool"):
                     raise
                 reply = self._create(kwargs)
                 self.structured = False

@@ -40,9 +40,14 @@ def make_backend(spec: ModelSpec, api_key: str, timeout: float) -> Backend:
     return AnthropicBackend(spec, api_key, timeout)
 
 
-def refuses_schema(failure: CallFailure) -> bool:
-    """Could this failure be the server refusing a reply schema it does not support?"""
-    return failure.kind == "client_error" and failure.status in (400, 422)
+def refuses_schema(failure: CallFailure, parameter: str) -> bool:
+    """Could this failure be the server refusing the reply schema sent as ``parameter``?
+
+    A 400 or 422 may be; so is any error naming the parameter (llama-cpp-python's server
+    answers an unknown ``response_format`` type with HTTP 500 and a validation message)."""
+    if failure.kind == "client_error" and failure.status in (400, 422):
+        return True
+    return failure.status is not None and parameter in failure.message
 
 
 def status_kind(status: int) -> str:

@@ -18,10 +18,22 @@ from .spec import ModelSpec
 log = logging.getLogger(__name__)
 
 
+#: How a reply schema can be sent, most precise first: OpenAI, vLLM, Ollama and llama.cpp's
+#: own server take ``json_schema``; llama-cpp-python's server takes only ``json_object``
+#: with the schema beside it (and answers HTTP 500 to the other); None sends no format.
+RESPONSE_FORMATS: tuple[str | None, ...] = ("json_schema", "json_object", None)
+
+
+def response_format(mode: str, schema: dict[str, Any]) -> dict[str, Any]:
+    if mode == "json_schema":
+        return {"type": "json_schema", "json_schema": {**schema, "strict": True}}
+    return {"type": "json_object", "schema": schema["schema"]}
+
+
 class OpenAIBackend:
     """Images go inline as ``data:image/png;base64`` URLs in ``image_url`` parts; a reply
-    schema goes as ``response_format`` (``json_schema``, strict), which OpenAI, vLLM,
-    llama.cpp's server and Ollama enforce while decoding."""
+    schema goes as ``response_format``, in the first form (``RESPONSE_FORMATS``) that the
+    server accepts, which is then kept for the rest of the run."""
 
     sends_temperature = True
 
@@ -40,8 +52,8 @@ class OpenAIBackend:
         self._client = openai.OpenAI(
             base_url=spec.endpoint, api_key=api_key, max_retries=0, timeout=timeout
         )
-        #: False once the server refused a reply schema that it then answered without.
-        self.structured = True
+        #: The ``RESPONSE_FORMATS`` entry this server accepted last (the first, until refused).
+        self.format_mode: str | None = RESPONSE_FORMATS[0]
 
     def send(self, conversation: Conversation) -> Reply:
         kwargs: dict[str, Any] = {
@@ -51,24 +63,28 @@ class OpenAIBackend:
         }
         if conversation.temperature is not None:
             kwargs["temperature"] = conversation.temperature
-        if conversation.schema is not None and self.structured:
-            schema = {**conversation.schema.as_json(), "strict": True}
+        if conversation.schema is None:
+            return self._create(kwargs)
+        schema = conversation.schema.as_json()
+        modes = RESPONSE_FORMATS[RESPONSE_FORMATS.index(self.format_mode) :]
+        for mode in modes:
+            sent = (
+                kwargs
+                if mode is None
+                else {**kwargs, "response_format": response_format(mode, schema)}
+            )
             try:
-                return self._create(
-                    {**kwargs, "response_format": {"type": "json_schema", "json_schema": schema}}
-                )
+                reply = self._create(sent)
             except CallFailure as failure:
-                if not refuses_schema(failure):
+                if mode is None or not refuses_schema(failure, "response_format"):
                     raise
-                reply = self._create(kwargs)  # raises the server's other complaint, if any
-                self.structured = False
-                log.info(
-                    "%s refused a reply schema (%s); asking without one",
-                    self.model,
-                    failure.message,
-                )
-                return reply
-        return self._create(kwargs)
+                log.info("%s refused response_format %s: %s", self.model, mode, failure.message)
+                continue
+            if mode != self.format_mode:
+                log.info("%s: reply schemas go as response_format %s", self.model, mode)
+                self.format_mode = mode
+            return reply
+        raise AssertionError("unreachable: the last mode sends no format")
 
     def _create(self, kwargs: dict[str, Any]) -> Reply:
         try:

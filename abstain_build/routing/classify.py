@@ -137,16 +137,30 @@ class Distribution:
     modes: dict[str, Counter[str]] = field(default_factory=dict)
     unanswerable: Counter[str] = field(default_factory=Counter)
     errors: int = 0
+    #: Why the model failed on the first record it failed on ("" when it never did).
+    first_llm_failure: str = ""
 
     def add(self, item: Classified) -> None:
         if item.label is None:
             self.errors += 1
             return
+        mode = item.mode or ""
+        if "llm failed" in mode and not self.first_llm_failure:
+            self.first_llm_failure = mode.partition("llm failed: ")[2].rstrip(")") or mode
         axis = item.record.axis
         self.counts.setdefault(axis, Counter())[item.label] += 1
         self.modes.setdefault(axis, Counter())[_mode_key(item.mode or "")] += 1
         if not item.record.answerable:
             self.unanswerable[axis] += 1
+
+    def llm_failures(self) -> int:
+        """Records on which the model was asked and failed (the heuristic answered)."""
+        return sum(
+            count
+            for modes in self.modes.values()
+            for mode, count in modes.items()
+            if "llm failed" in mode
+        )
 
     def to_json(self) -> dict[str, Any]:
         axes: dict[str, Any] = {}

@@ -29,12 +29,15 @@ MAX_REASON_CHARS = 300
 MAX_QUESTION_CHARS = 6000
 
 _KEYS = {"class", "text_sufficiency", "image_dependency", "reason"}
+#: Scores in tenths: an enumeration every schema-constrained decoder enforces (llama.cpp's
+#: grammars ignore a number's minimum and maximum; a 135M model then says 2.5).
+_SCORE = {"type": "number", "enum": [round(k / 10, 1) for k in range(11)]}
 SCHEMA = object_schema(
     "dependency_verdict",
     {
         "class": {"type": "string", "enum": list(DEPENDENCY_CLASSES)},
-        "text_sufficiency": {"type": "number"},
-        "image_dependency": {"type": "number"},
+        "text_sufficiency": _SCORE,
+        "image_dependency": _SCORE,
         "reason": {"type": "string"},
     },
 )

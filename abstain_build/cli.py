@@ -844,11 +844,12 @@ def transforms_show(
 def review(
     dataset: Annotated[Path, typer.Argument(help="A built dataset folder (with data.jsonl).")],
     annotator: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
             "--annotator",
             "-a",
-            help="Your name: votes go to DIR/review/votes-NAME.jsonl (else the page asks).",
+            help="An annotator's name (repeatable): each gets a link of their own, with a"
+            " token their votes need; votes go to DIR/review/votes-NAME.jsonl.",
         ),
     ] = None,
     audit: Annotated[
@@ -886,7 +887,7 @@ def review(
     from .review.queue import flagged_outside, read_records
     from .review.report import print_summary
     from .review.server import open_server, serve
-    from .review.votes import REVIEW_DIR
+    from .review.votes import REVIEW_DIR, check_annotator
 
     if finalize:
         try:
@@ -902,8 +903,16 @@ def review(
         return
     if as_json:
         raise _fail("--json goes with --finalize")
+    names = list(dict.fromkeys(annotator or []))
+    if not names:
+        raise _fail(
+            "name the annotators: --annotator NAME (repeatable); each gets a link with a"
+            " token of their own, and only those links can vote"
+        )
     try:
-        server = open_server(dataset, port, annotator, audit, seed)
+        server = open_server(dataset, port, names[0], audit, seed)
+        for name in names[1:]:
+            check_annotator(name)
     except (ReviewError, AnnotatorError) as exc:
         raise _fail(str(exc)) from None
     except OSError as exc:
@@ -931,13 +940,13 @@ def review(
             f" {dataset / REVIEW_DIR / 'queue.json'}",
             highlight=False,
         )
-    if annotator:
-        err.print(f"  open {server.url(annotator)}", highlight=False)
-        err.print(f"  votes: {dataset / REVIEW_DIR / f'votes-{annotator}.jsonl'}", highlight=False)
-    else:
-        err.print(
-            f"  open {server.url()} (it asks for a name; or add ?annotator=NAME)", highlight=False
-        )
+    for name in names:
+        err.print(f"  {name}: open {server.url(name)}", highlight=False)
+    err.print(
+        f"  votes: {dataset / REVIEW_DIR}/votes-NAME.jsonl; each link is that annotator's"
+        " alone (its token is keyed by review/secret)",
+        highlight=False,
+    )
     err.print("  each vote is saved as it is cast; Ctrl-C to stop", highlight=False)
     serve(server)
     err.print(f"stopped; votes are in {dataset / REVIEW_DIR}", highlight=False)

@@ -30,12 +30,14 @@ from abstain_build.review import (
     safe_asset,
     start_server,
 )
-from abstain_build.review.queue import flagged_outside, item_key, qc_status
+from abstain_build.review.auth import annotator_token, item_key, review_secret
+from abstain_build.review.queue import flagged_outside, qc_status
 from abstain_build.review.server import ReviewServer, ReviewSession
 
 from .conftest import FIXTURES, ROOT, read_jsonl, run_cli
 
 U, A, S = "UNANSWERABLE", "ANSWERABLE", "SKIP"
+KEY = b"a review secret for tests"
 DISAGREEING_JUDGES = [
     {
         "judge": "judge-a",
@@ -170,7 +172,7 @@ def synthetic_records(families: dict[str, int], flagged: int = 0) -> list[dict[s
 
 def test_audit_is_spread_evenly_over_families() -> None:
     records = synthetic_records({"a": 10, "b": 10, "c": 2, "d": 5})
-    queue = build_queue(records, audit=14, seed=1)
+    queue = build_queue(records, audit=14, seed=1, secret=KEY)
     counts = Counter(item.family for item in queue.items)
     assert sum(counts.values()) == 14
     assert counts["c"] == 2  # a small family gives all it has ...
@@ -182,7 +184,7 @@ def test_audit_is_spread_evenly_over_families() -> None:
 
 def test_audit_larger_than_the_pool_takes_everything() -> None:
     records = synthetic_records({"a": 3, "b": 1})
-    queue = build_queue(records, audit=50, seed=0)
+    queue = build_queue(records, audit=50, seed=0, secret=KEY)
     assert sorted(item.id for item in queue.items) == sorted(
         r["id"] for r in records if not r["answerable"]
     )
@@ -190,9 +192,9 @@ def test_audit_larger_than_the_pool_takes_everything() -> None:
 
 def test_queue_is_seeded_and_holds_every_flagged_item_once() -> None:
     records = synthetic_records({"a": 6, "b": 6, "c": 6}, flagged=4)
-    first = build_queue(records, audit=6, seed=5)
-    again = build_queue(records, audit=6, seed=5)
-    other = build_queue(records, audit=6, seed=6)
+    first = build_queue(records, audit=6, seed=5, secret=KEY)
+    again = build_queue(records, audit=6, seed=5, secret=KEY)
+    other = build_queue(records, audit=6, seed=6, secret=KEY)
     assert [i.id for i in first.items] == [i.id for i in again.items]
     assert [i.id for i in first.items] != [i.id for i in other.items]
     flagged = [i.id for i in first.items if i.reason == "flagged"]
@@ -208,7 +210,7 @@ def test_queue_does_not_depend_on_hash_randomisation(tmp_path: Path) -> None:
     source.write_text(json.dumps(records), encoding="utf-8")
     script = (
         "import json, sys; from abstain_build.review import build_queue;"
-        f"q = build_queue(json.load(open({str(source)!r})), audit=5, seed=9);"
+        f"q = build_queue(json.load(open({str(source)!r})), audit=5, seed=9, secret=b'k');"
         "print(json.dumps([i.id for i in q.items]))"
     )
     outputs = set()
@@ -437,6 +439,14 @@ def request(
     return response.status, payload
 
 
+def token(root: Path, annotator: str) -> str:
+    return annotator_token(annotator, review_secret(root))
+
+
+def queue_path(root: Path, annotator: str) -> str:
+    return f"/api/queue?annotator={annotator}&token={token(root, annotator)}"
+
+
 @pytest.fixture
 def served(built: dict[str, Path], tmp_path: Path):
     root = copy_of(built, "mmlongbench-doc", tmp_path)
@@ -456,7 +466,7 @@ def test_server_binds_loopback_only(served) -> None:
 
 def test_queue_api_shows_nothing_that_hints_at_the_answer(served) -> None:
     root, server = served
-    status, body = request(server.port, "GET", "/api/queue?annotator=ann")
+    status, body = request(server.port, "GET", queue_path(root, "ann"))
     assert status == 200
     text = body.decode()
     payload = json.loads(text)
@@ -542,7 +552,7 @@ def test_records_pointing_outside_assets_are_not_served(
     assert safe_asset(root, "assets/link.png") is None
     with start_server(root, port=0) as server:
         for item_id in ids:
-            key = item_key(item_id)
+            key = item_key(item_id, review_secret(root))
             for which in ("0", "1", "document"):
                 assert request(server.port, "GET", f"/media/{key}/{which}")[0] == 404
 
@@ -550,7 +560,7 @@ def test_records_pointing_outside_assets_are_not_served(
 def test_votes_are_validated(served) -> None:
     root, server = served
     key = open_queue(root).items[0].key
-    good = {"annotator": "ann", "item": key, "vote": U}
+    good = {"annotator": "ann", "token": token(root, "ann"), "item": key, "vote": U}
     assert request(server.port, "POST", "/api/vote", good)[0] == 200
     cases = [
         ({**good, "item": "0123456789abcdef"}, "unknown item"),
@@ -567,19 +577,23 @@ def test_votes_are_validated(served) -> None:
         assert fragment in json.loads(payload)["error"]
     assert request(server.port, "POST", "/api/vote", good, {"Content-Type": "text/plain"})[0] == 415
     assert latest_votes(root, "ann") == {open_queue(root).items[0].id: U}
-    assert sorted(p.name for p in (root / "review").iterdir()) == ["queue.json", "votes-ann.jsonl"]
+    assert sorted(p.name for p in (root / "review").iterdir()) == [
+        "queue.json",
+        "secret",
+        "votes-ann.jsonl",
+    ]
 
 
 def test_requests_from_other_sites_or_hosts_are_refused(served) -> None:
     root, server = served
     key = open_queue(root).items[0].key
-    vote = {"annotator": "ann", "item": key, "vote": U}
+    vote = {"annotator": "ann", "token": token(root, "ann"), "item": key, "vote": U}
     evil = {"Origin": "http://evil.example"}
     assert request(server.port, "POST", "/api/vote", vote, evil)[0] == 403
     assert request(server.port, "GET", "/", headers={"Host": "evil.example"})[0] == 403
     own = {"Origin": f"http://127.0.0.1:{server.port}"}
     assert request(server.port, "POST", "/api/vote", vote, own)[0] == 200
-    assert request(server.port, "GET", "/api/queue?annotator=a/b")[0] == 400
+    assert request(server.port, "GET", "/api/queue?annotator=a/b&token=x")[0] == 400
 
 
 def test_the_page_is_self_contained(served) -> None:
@@ -618,7 +632,7 @@ def test_cli_serves_until_ctrl_c_and_keeps_the_votes(
         assert port, lines
         assert request(port, "GET", "/")[0] == 200
         key = open_queue(root).items[0].key
-        vote = {"annotator": "ann", "item": key, "vote": A}
+        vote = {"annotator": "ann", "token": token(root, "ann"), "item": key, "vote": A}
         assert request(port, "POST", "/api/vote", vote)[0] == 200
         process.send_signal(signal.SIGINT)
         rest = process.communicate(timeout=60)[1]
@@ -636,8 +650,10 @@ def test_cli_refuses_bad_names_and_finalizes_as_json(
 ) -> None:
     root = copy_of(built, "mmmu", tmp_path)
     set_statuses(root, dict.fromkeys(unanswerable_ids(root), "accepted"))
-    done = run_cli("review", str(root), "--port", "0")
+    done = run_cli("review", str(root), "--port", "0", "-a", "ann")
     assert done.returncode == 0 and "nothing to review" in done.stderr
+    done = run_cli("review", str(root), "--port", "0")
+    assert done.returncode == 2 and "name the annotators" in done.stderr
     flag_some(root, 2)
     done = run_cli("review", str(root), "--annotator", "../x", "--port", "0")
     assert done.returncode == 2 and "annotator name" in done.stderr
@@ -812,7 +828,7 @@ def test_three_annotators_in_the_browser(browser, built: dict[str, Path], tmp_pa
 
 
 @pytest.mark.slow
-def test_the_page_asks_for_a_name_when_the_server_has_none(
+def test_the_page_without_a_link_of_ones_own_cannot_vote(
     browser, built: dict[str, Path], tmp_path: Path
 ) -> None:
     from playwright.sync_api import expect
@@ -822,12 +838,12 @@ def test_the_page_asks_for_a_name_when_the_server_has_none(
     with start_server(root, port=0) as server:
         context = browser.new_context()
         page = context.new_page()
-        page.goto(server.url())
-        expect(page.locator("#login")).to_be_visible()
-        expect(page.locator("#controls")).to_be_hidden()
-        page.keyboard.press("u")  # no vote without a name
-        page.fill("#login-name", "newcomer")
-        page.press("#login-name", "Enter")
+        for address in (server.url(), server.url().rstrip("/") + "/?annotator=newcomer"):
+            page.goto(address)
+            expect(page.locator("#login")).to_be_visible()
+            expect(page.locator("#controls")).to_be_hidden()
+            page.keyboard.press("u")  # no vote without a token
+        page.goto(server.url("newcomer"))
         expect(page.locator("#who")).to_have_text("Annotator: newcomer")
         expect(page.locator("#progress-text")).to_have_text("1 of 2 · 0 voted")
         page.keyboard.press("u")
@@ -835,3 +851,50 @@ def test_the_page_asks_for_a_name_when_the_server_has_none(
         context.close()
     assert list(latest_votes(root, "newcomer").values()) == [U]
     assert [p.name for p in (root / "review").glob("votes-*")] == ["votes-newcomer.jsonl"]
+
+
+def test_votes_and_queues_need_the_annotators_own_token(served) -> None:
+    root, server = served
+    key = open_queue(root).items[0].key
+    base = {"item": key, "vote": U}
+    refused = [
+        {**base, "annotator": "ann"},  # no token
+        {**base, "annotator": "ann", "token": token(root, "bob")},  # someone else's
+        {**base, "annotator": "mallory", "token": "0" * 32},  # a new name, a guessed token
+        {**base, "annotator": "ann", "token": ["not", "a", "string"]},
+    ]
+    for body in refused:
+        status, payload = request(server.port, "POST", "/api/vote", body)
+        assert status == 403 and "token" in json.loads(payload)["error"], body
+    assert request(server.port, "GET", "/api/queue?annotator=ann")[0] == 403
+    assert (
+        request(server.port, "GET", f"/api/queue?annotator=ann&token={token(root, 'x')}")[0] == 403
+    )
+    assert not list((root / "review").glob("votes-*"))
+    assert (
+        request(
+            server.port,
+            "POST",
+            "/api/vote",
+            {**base, "annotator": "ann", "token": token(root, "ann")},
+        )[0]
+        == 200
+    )
+
+
+def test_item_keys_and_tokens_come_from_a_private_per_review_secret(served, tmp_path: Path) -> None:
+    import hashlib
+
+    root, server = served
+    secret = root / "review" / "secret"
+    assert secret.stat().st_mode & 0o077 == 0  # the owner's alone
+    assert len(bytes.fromhex(secret.read_text().strip())) == 32
+    for item in open_queue(root).items:
+        assert item.key != hashlib.sha256(item.id.encode()).hexdigest()[:16]
+        assert item.key == item_key(item.id, review_secret(root))
+    link = server.url("ann")
+    assert f"token={token(root, 'ann')}" in link and "annotator=ann" in link
+    other = tmp_path / "other-review"
+    (other / "review").mkdir(parents=True)
+    assert review_secret(other) != review_secret(root)  # another review, other keys
+    assert annotator_token("ann", review_secret(other)) != token(root, "ann")

@@ -69,11 +69,6 @@ figure img.full { max-width: none; max-height: none; cursor: zoom-out; }
 .panel { max-width: 560px; margin: 60px auto; padding: 28px 32px; text-align: center; }
 .panel h1 { font-size: 20px; margin: 0 0 10px; }
 .panel p { color: var(--muted); }
-#login-form { display: flex; gap: 10px; justify-content: center; margin-top: 16px; }
-#login-form input {
-  font: inherit; padding: 8px 12px; border: 1px solid var(--line); border-radius: 8px;
-  min-width: 220px;
-}
 footer {
   position: sticky; bottom: 0; z-index: 2; background: var(--card);
   border-top: 1px solid var(--line); padding: 12px 24px;
@@ -120,13 +115,10 @@ kbd {
 </header>
 <main>
   <section id="login" class="card panel" hidden>
-    <h1>Who is reviewing?</h1>
-    <p>Votes are saved under this name. Letters, digits, <code>_ . -</code>.</p>
-    <form id="login-form">
-      <input id="login-name" name="annotator" autocomplete="username" required
-             pattern="[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}" placeholder="your name">
-      <button type="submit">Start</button>
-    </form>
+    <h1>Open your own link</h1>
+    <p>Each annotator votes through a link of their own, with a token that only the
+    person running the review has. Ask them for yours: it is printed by
+    <code>abstain-build review DIR --annotator <span id="login-name">NAME</span></code>.</p>
   </section>
   <section id="item" hidden>
     <div class="card question-card">
@@ -172,7 +164,9 @@ kbd {
   "use strict";
   const $ = (id) => document.getElementById(id);
   const config = JSON.parse($("config").textContent);
-  const annotator = new URLSearchParams(location.search).get("annotator") || config.annotator || "";
+  const query = new URLSearchParams(location.search);
+  const annotator = query.get("annotator") || "";
+  const token = query.get("token") || "";
   const NAMES = {ANSWERABLE: "Answerable", UNANSWERABLE: "Unanswerable", SKIP: "Skipped"};
   let items = [];
   let votes = {};
@@ -276,7 +270,7 @@ kbd {
     const response = await fetch("/api/vote", {
       method: "POST",
       headers: {"Content-Type": "application/json"},
-      body: JSON.stringify({annotator, item: key, vote}),
+      body: JSON.stringify({annotator, token, item: key, vote}),
     });
     let body = {};
     try { body = await response.json(); } catch (error) { body = {}; }
@@ -346,13 +340,9 @@ kbd {
     actions[key]();
   }
   async function start() {
-    if (!annotator) {
+    if (!annotator || !token) {
       show("login");
-      $("login-form").addEventListener("submit", (event) => {
-        event.preventDefault();
-        const name = $("login-name").value.trim();
-        if (name) location.search = `?annotator=${encodeURIComponent(name)}`;
-      });
+      if (config.annotator) $("login-name").textContent = config.annotator;
       return;
     }
     $("who").textContent = `Annotator: ${annotator}`;
@@ -364,7 +354,8 @@ kbd {
     $("undo").addEventListener("click", () => undo());
     document.addEventListener("keydown", onKey);
     try {
-      const response = await fetch(`/api/queue?annotator=${encodeURIComponent(annotator)}`);
+      const params = new URLSearchParams({annotator, token});
+      const response = await fetch(`/api/queue?${params}`);
       const body = await response.json();
       if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
       items = body.items;

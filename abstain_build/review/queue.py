@@ -9,7 +9,6 @@ only read, so every annotator sees the same items in the same order.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..pipeline.assets import atomic_write
+from .auth import item_key, review_secret
 from .votes import REVIEW_DIR
 
 QUEUE_FILE = f"{REVIEW_DIR}/queue.json"
@@ -76,11 +76,6 @@ class Queue:
         }
 
 
-def item_key(record_id: str) -> str:
-    """An opaque key for an item: record ids name the transform, which the page must hide."""
-    return hashlib.sha256(record_id.encode("utf-8")).hexdigest()[:16]
-
-
 def read_records(root: Path) -> list[dict[str, Any]]:
     path = root / DATA_FILE
     if not path.is_file():
@@ -135,17 +130,20 @@ def stratified_sample(
     return chosen
 
 
-def build_queue(records: Sequence[dict[str, Any]], audit: int, seed: int) -> Queue:
-    """Flagged unanswerable items, plus ``audit`` others stratified by family, shuffled."""
+def build_queue(
+    records: Sequence[dict[str, Any]], audit: int, seed: int, *, secret: bytes
+) -> Queue:
+    """Flagged unanswerable items, plus ``audit`` others stratified by family, shuffled;
+    each item's key is keyed by the review's ``secret``."""
     if audit < 0:
         raise ReviewError("--audit must be 0 or more")
     rng = random.Random(f"abstain-build-review:{seed}")
     unanswerable = [r for r in records if r.get("answerable") is False]
     flagged = [r for r in unanswerable if qc_status(r) == FLAGGED]
     others = [r for r in unanswerable if qc_status(r) != FLAGGED]
-    items = [QueueItem(item_key(r["id"]), r["id"], FLAGGED, family_of(r)) for r in flagged]
+    items = [QueueItem(item_key(r["id"], secret), r["id"], FLAGGED, family_of(r)) for r in flagged]
     items += [
-        QueueItem(item_key(r["id"]), r["id"], AUDIT, family_of(r))
+        QueueItem(item_key(r["id"], secret), r["id"], AUDIT, family_of(r))
         for r in stratified_sample(others, audit, rng)
     ]
     rng.shuffle(items)
@@ -185,7 +183,7 @@ def open_queue(root: Path, audit: int | None = None, seed: int | None = None) ->
                 " or delete review/ to start a new review"
             )
         return existing
-    queue = build_queue(read_records(root), audit or 0, seed or 0)
+    queue = build_queue(read_records(root), audit or 0, seed or 0, secret=review_secret(root))
     if not queue.items:
         return queue  # nothing to fix yet: QC may flag items later
     payload = json.dumps(queue.to_json(), indent=1, ensure_ascii=False) + "\n"

@@ -1,9 +1,10 @@
 """The local review server (standard library only), bound to 127.0.0.1 and nothing else.
 
-Routes: ``/`` the page; ``GET /api/queue?annotator=NAME`` the items and that annotator's
-votes; ``POST /api/vote`` one vote; ``/media/<key>/<n>`` an item's n-th image and
-``/media/<key>/document`` its PDF. Media URLs carry opaque keys, never dataset paths (a
-path names the transform), and only files inside ``DIR/assets`` are ever served.
+Routes: ``/`` the page; ``GET /api/queue?annotator=NAME&token=T`` the items and that
+annotator's votes; ``POST /api/vote`` one vote (with the annotator's token);
+``/media/<key>/<n>`` an item's n-th image and ``/media/<key>/document`` its PDF. Media
+URLs carry opaque keys, never dataset paths (a path names the transform), and only files
+inside ``DIR/assets`` are ever served.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
+from .auth import annotator_token, review_secret, token_matches
 from .page import render_page
 from .queue import Queue, QueueItem, ReviewError, open_queue, read_records
 from .votes import VOTES, AnnotatorError, append_vote, check_annotator, latest_votes
@@ -50,6 +52,7 @@ class ReviewSession:
         self.root = root
         self.queue = queue
         self.annotator = annotator
+        self.secret = review_secret(root)
         wanted = {item.id for item in queue.items}
         self.records = {r["id"]: r for r in read_records(root) if r.get("id") in wanted}
         missing = sorted(wanted - set(self.records))
@@ -79,6 +82,20 @@ class ReviewSession:
             ],
             "document": f"/media/{item.key}/document" if record.get("document") else None,
         }
+
+    def token(self, annotator: str) -> str:
+        return annotator_token(check_annotator(annotator), self.secret)
+
+    def authorize(self, annotator: Any, token: Any) -> str:
+        """The checked name: AnnotatorError for a bad one, PermissionError unless ``token``
+        is its token."""
+        name = check_annotator(annotator)
+        if not token_matches(name, token, self.secret):
+            raise PermissionError(
+                f"no valid token for annotator {name!r}: open the link that"
+                f" `abstain-build review DIR -a {name}` prints"
+            )
+        return name
 
     def queue_json(self, annotator: str) -> dict[str, Any]:
         latest = latest_votes(self.root, annotator)
@@ -186,11 +203,15 @@ class ReviewHandler(BaseHTTPRequestHandler):
             page = render_page(session.annotator).encode("utf-8")
             self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
         elif url.path == "/api/queue":
-            name = (parse_qs(url.query).get("annotator") or [session.annotator or ""])[0]
+            query = parse_qs(url.query)
+            name = (query.get("annotator") or [""])[0]
+            token = (query.get("token") or [""])[0]
             try:
-                self._json(HTTPStatus.OK, session.queue_json(check_annotator(name)))
+                self._json(HTTPStatus.OK, session.queue_json(session.authorize(name, token)))
             except AnnotatorError as exc:
                 self._error(HTTPStatus.BAD_REQUEST, str(exc))
+            except PermissionError as exc:
+                self._error(HTTPStatus.FORBIDDEN, str(exc))
         elif len(parts) == 3 and parts[0] == "media":
             path = session.media(parts[1], parts[2])
             if path is None:
@@ -222,10 +243,14 @@ class ReviewHandler(BaseHTTPRequestHandler):
             body = json.loads(self.rfile.read(length))
             if not isinstance(body, dict):
                 raise ValueError("expected a JSON object")
-            annotator = check_annotator(body.get("annotator"))
-            result = self.server.session.vote(annotator, body.get("item"), body.get("vote"))
+            session = self.server.session
+            annotator = session.authorize(body.get("annotator"), body.get("token"))
+            result = session.vote(annotator, body.get("item"), body.get("vote"))
         except ValueError as exc:  # AnnotatorError and bad JSON included
             self._error(HTTPStatus.BAD_REQUEST, str(exc))
+            return
+        except PermissionError as exc:
+            self._error(HTTPStatus.FORBIDDEN, str(exc))
             return
         self._json(HTTPStatus.OK, result)
 
@@ -246,8 +271,11 @@ class ReviewServer(ThreadingHTTPServer):
         return int(self.server_address[1])
 
     def url(self, annotator: str | None = None) -> str:
-        suffix = f"?annotator={check_annotator(annotator)}" if annotator else ""
-        return f"http://{HOST}:{self.port}/{suffix}"
+        """The page; with ``annotator``, their own link (name and token)."""
+        if not annotator:
+            return f"http://{HOST}:{self.port}/"
+        query = urlencode({"annotator": annotator, "token": self.session.token(annotator)})
+        return f"http://{HOST}:{self.port}/?{query}"
 
 
 def open_server(

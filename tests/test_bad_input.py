@@ -92,6 +92,8 @@ def bad_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "images": ["images/good.png"],
             },
             {"id": "surrogate", "question": "Q\ud800?", "answer": "a", "images": IMAGE},
+            # No id: the id is made from the content, which holds the surrogate.
+            {"question": "R\udfff?", "answer": "a", "images": IMAGE},
             {"id": "question-number", "question": 42, "answer": "a", "images": IMAGE},
             {"id": "answer-nan", "question": "Q?", "answer": float("nan"), "images": IMAGE},
             {"id": "answer-empty-list", "question": "Q?", "answer": [], "images": IMAGE},
@@ -157,7 +159,7 @@ EXPECTED = {
     "png-named-pdf": "not a PDF: its content is a PNG image",
     "html-named-pdf": "not a PDF: its content is an HTML page",
     "huge-page": "page 1e+30 is beyond any document",
-    "line-00023": "not valid UTF-8 (byte 0xe9",
+    "line-00024": "not valid UTF-8 (byte 0xe9",
 }
 
 
@@ -167,6 +169,12 @@ def test_each_bad_record_gets_a_clear_error_record(bad_run, sample_id: str) -> N
     assert sample_id in errors, f"no error record for {sample_id}; got {sorted(errors)}"
     assert EXPECTED[sample_id] in errors[sample_id]["reason"]
     assert errors[sample_id]["stage"] in ("load", "validate")
+
+
+def test_a_record_without_id_holding_a_lone_surrogate_gets_its_error_too(bad_run) -> None:
+    _, _, errors = bad_run
+    reasons = [e["reason"] for e in errors.values()]
+    assert any("lone UTF-16 surrogate (U+DFFF)" in reason for reason in reasons), reasons
 
 
 def test_good_records_still_come_through(bad_run) -> None:
@@ -186,7 +194,8 @@ def test_exit_status_and_manifest_report_the_failures(bad_run) -> None:
     assert result.exit_code == 1
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "complete"
-    assert manifest["counts"]["samples"]["error"] == len(errors) == len(EXPECTED)
+    # EXPECTED, and the record without an id whose content id is not known in advance
+    assert manifest["counts"]["samples"]["error"] == len(errors) == len(EXPECTED) + 1
 
 
 def test_cli_exit_code_is_1_when_samples_fail(bad_dataset: Path, tmp_path: Path) -> None:

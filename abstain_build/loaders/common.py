@@ -98,7 +98,9 @@ def slug(text: str, limit: int = 48) -> str:
 
 def content_id(prefix: str, *parts: Any) -> str:
     """A readable id that depends on the record's content, not on its position."""
-    digest = hashlib.sha1("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:8]
+    # surrogatepass: a lone surrogate is refused later, with its reason, not here by a crash
+    text = "\x1f".join(str(p) for p in parts)
+    digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{slug(prefix, 40)}-{digest}"
 
 

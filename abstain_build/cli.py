@@ -479,6 +479,77 @@ def qc(
 
 
 @app.command()
+def export(
+    out_dir: Annotated[Path, typer.Argument(help="A dataset folder built by `transform`.")],
+    to: Annotated[Path, typer.Option("--to", help="The folder to write (empty or new).")],
+    format: Annotated[
+        str, typer.Option("--format", help="Only parquet (Hugging Face Hub layout).")
+    ] = "parquet",
+    shard_size: Annotated[
+        int | None,
+        typer.Option(
+            "--shard-size",
+            min=1,
+            help="Records per parquet shard (default: a shard per 256 MB of images).",
+        ),
+    ] = None,
+    license: Annotated[
+        str | None,
+        typer.Option(
+            "--license",
+            help="License id for the card (default: the source's: MMMU apache-2.0,"
+            " MMLongBench-Doc cc-by-nc-4.0; else unknown).",
+        ),
+    ] = None,
+    push_to_hub: Annotated[
+        str | None,
+        typer.Option(
+            "--push-to-hub",
+            metavar="REPO",
+            help="Then upload the folder to this Hub dataset repository (token from"
+            " HF_TOKEN or `huggingface-cli login`).",
+        ),
+    ] = None,
+    private: Annotated[bool, typer.Option("--private", help="With --push-to-hub.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace --to.")] = False,
+) -> None:
+    """Write a build as Hub-ready parquet (images embedded) with a complete dataset card.
+
+    Splits: original, counterpart (and answer_changed when present). Nothing of
+    DIR/state and no absolute path is written.
+    """
+    from .export import export_dataset
+    from .export import push_to_hub as upload
+
+    if format != "parquet":
+        raise _fail(f"--format {format!r}: only parquet is supported")
+    try:
+        result = export_dataset(
+            out_dir, to, shard_size=shard_size, license=license, overwrite=overwrite
+        )
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    parts = ", ".join(
+        f"{name} {files.records} ({len(files.files)} shard(s))"
+        for name, files in result.splits.items()
+    )
+    err.print(
+        f"[bold green]exported[/] {to}: {parts}; {result.documents} document(s);"
+        f" {result.bytes / 1e6:.1f} MB in {result.seconds:.1f} s",
+        highlight=False,
+    )
+    if push_to_hub:
+        try:
+            url = upload(to, push_to_hub, private=private)
+        except Exception as exc:  # the Hub client's errors: offline, no token, refused
+            raise _fail(
+                f"the export is in {to}, but the upload to {push_to_hub} failed:"
+                f" {type(exc).__name__}: {exc}"
+            ) from None
+        err.print(f"uploaded: {url}", highlight=False)
+
+
+@app.command()
 def audit(
     out_dir: Annotated[Path, typer.Argument(help="A dataset folder in this output layout.")],
     report_path: Annotated[

@@ -1,0 +1,95 @@
+"""``abstain-build export``: a built folder to a folder a user can push to the Hub as is."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from ..pipeline.assets import atomic_write
+from ..pipeline.card import CHART_FILE
+from .card import export_card
+from .shards import SplitFiles, read_records, write_shards
+
+
+@dataclass
+class ExportResult:
+    out: Path
+    splits: dict[str, SplitFiles]
+    documents: int
+    seconds: float
+
+    @property
+    def bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.out.rglob("*") if p.is_file())
+
+
+def export_dataset(
+    root: Path | str,
+    out: Path | str,
+    *,
+    shard_size: int | None = None,
+    license: str | None = None,
+    overwrite: bool = False,
+) -> ExportResult:
+    """Export the build in ``root`` to ``out`` (refused if ``out`` holds anything, unless
+    ``overwrite``). The output never holds ``state/`` or an absolute path."""
+    started = time.perf_counter()
+    root, out = Path(root), Path(out)
+    manifest_path = root / "manifest.json"
+    if not manifest_path.is_file():
+        raise ConfigError(f"{root} has no manifest.json: is it an abstain-build output folder?")
+    if root.resolve() == out.resolve() or out.resolve().is_relative_to(root.resolve()):
+        raise ConfigError(f"export to a folder outside {root}, not {out}")
+    if out.exists() and any(out.iterdir()):
+        if not overwrite:
+            raise ConfigError(f"{out} is not empty (pass --overwrite to replace it)")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if manifest.get("status") == "interrupted":
+        raise ConfigError(f"{root} is an interrupted build: resume it before exporting")
+    splits, documents = write_shards(read_records(root), root, out, shard_size)
+    built_card = (
+        (root / "README.md").read_text(encoding="utf-8") if (root / "README.md").is_file() else ""
+    )
+    card = export_card(manifest, splits, built_card, license, has_documents=documents > 0)
+    atomic_write(out / "README.md", card.encode("utf-8"))
+    if (root / CHART_FILE).is_file():
+        shutil.copyfile(root / CHART_FILE, out / CHART_FILE)
+    return ExportResult(out, splits, documents, time.perf_counter() - started)
+
+
+def load_built(root: Path | str, split: str = "train") -> Any:
+    """A build folder as a ``datasets.Dataset`` whose ``images`` are images (PIL on access).
+
+    ``load_dataset(DIR)`` reads ``data.jsonl`` with image paths as text, relative to DIR;
+    this resolves them and casts the column."""
+    from datasets import Image, List, load_dataset
+
+    from ..schema import hf_features
+
+    root = Path(root).resolve()
+    data = load_dataset(
+        "json", data_files=str(root / "data.jsonl"), features=hf_features(), split=split
+    )
+    data = data.map(
+        lambda row: {"images": [str(root / path) for path in row["images"] or []]},
+        desc="resolving image paths",
+    )
+    return data.cast_column("images", List(Image()))
+
+
+def push_to_hub(out: Path | str, repo: str, *, private: bool = False) -> str:
+    """Upload an export folder as a dataset repository; the token comes from where
+    ``huggingface_hub`` keeps it (``HF_TOKEN``, or ``huggingface-cli login``)."""
+    from huggingface_hub import HfApi
+
+    api = HfApi()
+    api.create_repo(repo, repo_type="dataset", private=private, exist_ok=True)
+    commit = api.upload_folder(folder_path=str(out), repo_id=repo, repo_type="dataset")
+    return str(getattr(commit, "commit_url", commit))

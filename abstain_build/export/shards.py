@@ -1,0 +1,164 @@
+"""Parquet shards of a built dataset, with the images inside (``datasets.Image`` bytes).
+
+One split per kind of item: ``original`` (the answerable controls), ``counterpart`` (the
+unanswerable items) and, when a build has them, ``answer_changed``. The Hub viewer shows
+one split at a time, and the first thing a reader of an abstention set looks at is the
+counterparts apart from their controls; ``load_dataset(OUT)`` returns all of them, and
+``group_id`` pairs them again.
+
+Documents are not embedded: a 10-K of several MB would be stored once per record (its
+control and every counterpart), while the pages a question needs are already in
+``images``. Each document is copied once, to ``documents/``, and ``document`` holds its
+path relative to the export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+
+#: Splits in the order the card lists them.
+SPLITS = ("original", "counterpart", "answer_changed")
+#: A shard is cut when its images reach this many bytes (or ``shard_size`` records).
+SHARD_BYTES = 256 * 1024 * 1024
+DATA_DIR = "data"
+DOCUMENTS_DIR = "documents"
+
+
+def export_features() -> Any:
+    """The record schema with ``images`` as a list of ``datasets.Image``."""
+    from datasets import Image, List
+
+    from ..schema import hf_features
+
+    features = hf_features()
+    features["images"] = List(Image())
+    return features
+
+
+def split_of(record: dict[str, Any]) -> str:
+    from ..schema import record_kind
+
+    kind = record_kind(record)
+    return kind if kind in SPLITS else "counterpart"
+
+
+@dataclass
+class SplitFiles:
+    """The shards written for one split."""
+
+    name: str
+    files: list[str] = field(default_factory=list)
+    records: int = 0
+    image_bytes: int = 0
+
+
+class DocumentCopies:
+    """Each source PDF copied once, named by its content so two builds never collide."""
+
+    def __init__(self, root: Path, out: Path) -> None:
+        self.root = root
+        self.out = out
+        self._copied: dict[str, str] = {}
+
+    @property
+    def count(self) -> int:
+        return len(set(self._copied.values()))
+
+    def relative(self, document: str | None) -> str | None:
+        if not document:
+            return document
+        if document not in self._copied:
+            source = self.root / document
+            digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+            name = f"{DOCUMENTS_DIR}/{Path(document).stem[:60]}-{digest}{Path(document).suffix}"
+            target = self.out / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.exists():
+                shutil.copyfile(source, target)
+            self._copied[document] = name
+        return self._copied[document]
+
+
+def _row(record: dict[str, Any], root: Path, documents: DocumentCopies) -> dict[str, Any]:
+    row = dict(record)
+    row["images"] = [
+        {"bytes": (root / path).read_bytes(), "path": Path(path).name}
+        for path in record.get("images") or []
+    ]
+    row["document"] = documents.relative(record.get("document"))
+    return row
+
+
+def write_shards(
+    records: Iterable[dict[str, Any]],
+    root: Path,
+    out: Path,
+    shard_size: int | None = None,
+) -> tuple[dict[str, SplitFiles], int]:
+    """Write ``OUT/data/<split>-NNNNN-of-MMMMM.parquet`` (one pass, one shard per split in
+    memory); returns the splits and the number of documents copied."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if shard_size is not None and shard_size < 1:
+        raise ConfigError(f"--shard-size must be at least 1, got {shard_size}")
+    features = export_features()
+    schema = features.arrow_schema
+    documents = DocumentCopies(root, out)
+    (out / DATA_DIR).mkdir(parents=True, exist_ok=True)
+    splits: dict[str, SplitFiles] = {}
+    pending: dict[str, list[dict[str, Any]]] = {}
+    pending_bytes: dict[str, int] = {}
+
+    def flush(split: str) -> None:
+        rows = pending.pop(split, [])
+        pending_bytes.pop(split, None)
+        if not rows:
+            return
+        files = splits.setdefault(split, SplitFiles(split))
+        name = f"{DATA_DIR}/{split}-{len(files.files):05d}.parquet"
+        table = pa.Table.from_pylist([features.encode_example(r) for r in rows], schema=schema)
+        pq.write_table(table, out / name)
+        files.files.append(name)
+
+    for record in records:
+        split = split_of(record)
+        row = _row(record, root, documents)
+        size = sum(len(image["bytes"]) for image in row["images"])
+        files = splits.setdefault(split, SplitFiles(split))
+        files.records += 1
+        files.image_bytes += size
+        pending.setdefault(split, []).append(row)
+        pending_bytes[split] = pending_bytes.get(split, 0) + size
+        full = len(pending[split]) >= shard_size if shard_size else False
+        if full or (not shard_size and pending_bytes[split] >= SHARD_BYTES):
+            flush(split)
+    for split in list(pending):
+        flush(split)
+    for files in splits.values():  # the Hub's naming: <split>-00000-of-00003.parquet
+        total = len(files.files)
+        renamed = []
+        for index, name in enumerate(files.files):
+            final = f"{DATA_DIR}/{files.name}-{index:05d}-of-{total:05d}.parquet"
+            (out / name).rename(out / final)
+            renamed.append(final)
+        files.files = renamed
+    return {name: splits[name] for name in SPLITS if name in splits}, documents.count
+
+
+def read_records(root: Path) -> Iterator[dict[str, Any]]:
+    path = root / "data.jsonl"
+    if not path.is_file():
+        raise ConfigError(f"{path} does not exist: is {root} an abstain-build output folder?")
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield json.loads(line)

@@ -1,0 +1,189 @@
+"""Export: Hub-ready parquet that `datasets` reloads field for field, pixel for pixel."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from abstain_build import BuildConfig, build
+from abstain_build.errors import ConfigError
+from abstain_build.export import export_dataset, load_built
+
+from .conftest import FIXTURES, SHARED_DATA, read_jsonl, run_cli
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("export-builds")
+    out = {}
+    for name in ("mmmu", "mmlongbench-doc"):
+        build(BuildConfig(source=str(FIXTURES / name), out=str(base / name), seed=5))
+        out[name] = base / name
+    return out
+
+
+def reload(out: Path) -> dict[str, list[dict]]:
+    from datasets import load_dataset
+
+    loaded = load_dataset(str(out), cache_dir=str(out.parent / f"{out.name}-hf-cache"))
+    return {split: list(loaded[split]) for split in loaded}
+
+
+def assert_same_as_built(root: Path, out: Path) -> None:
+    """Every record of the build is in the export, every field equal, every image the same
+    pixels, every document the same bytes."""
+    built = read_jsonl(root / "data.jsonl")
+    splits = reload(out)
+    exported = {row["id"]: (split, row) for split, rows in splits.items() for row in rows}
+    assert sorted(exported) == sorted(r["id"] for r in built)
+    for record in built:
+        split, row = exported[record["id"]]
+        assert split == {"original": "original", "answer_changed": "answer_changed"}.get(
+            record["kind"], "counterpart"
+        )
+        for name, value in record.items():
+            if name in ("images", "document"):
+                continue
+            assert _plain(row[name]) == _plain(value), (record["id"], name)
+        assert len(row["images"]) == len(record["images"])
+        for picture, path in zip(row["images"], record["images"], strict=True):
+            assert isinstance(picture, Image.Image)
+            assert np.array_equal(np.asarray(picture), np.asarray(Image.open(root / path)))
+        if record["document"]:
+            assert not Path(row["document"]).is_absolute()
+            assert (out / row["document"]).read_bytes() == (root / record["document"]).read_bytes()
+        else:
+            assert row["document"] is None
+
+
+def _plain(value: object) -> object:
+    """Arrow fills absent struct fields with None: compare what both sides state."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def assert_nothing_private(root: Path, out: Path) -> None:
+    names = {p.relative_to(out).parts[0] for p in out.rglob("*")}
+    assert names <= {"README.md", "data", "documents", "transform_distribution.png"}, names
+    secrets = [str(root.resolve()).encode(), str(root).encode(), b"/state/", b"manifest.json"]
+    for path in out.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            for secret in secrets:
+                assert secret not in data, (path, secret)
+
+
+@pytest.mark.parametrize("name", ["mmmu", "mmlongbench-doc"])
+def test_an_export_reloads_with_every_field_and_image(
+    builds: dict[str, Path], tmp_path: Path, name: str
+) -> None:
+    out = tmp_path / "export"
+    result = export_dataset(builds[name], out)
+    kinds = {r["kind"] for r in read_jsonl(builds[name] / "data.jsonl")}
+    assert set(result.splits) == kinds and {"original", "counterpart"} <= kinds
+    assert_same_as_built(builds[name], out)
+    assert_nothing_private(builds[name], out)
+    documents = {r["document"] for r in read_jsonl(builds[name] / "data.jsonl") if r["document"]}
+    assert result.documents == len(documents) == len(list((out / "documents").glob("*.pdf")))
+
+
+def test_the_card_carries_the_hub_metadata_and_the_source_license(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    from huggingface_hub import DatasetCard
+
+    expected = {"mmmu": "apache-2.0", "mmlongbench-doc": "cc-by-nc-4.0"}
+    for name, license in expected.items():
+        out = tmp_path / name
+        export_dataset(builds[name], out)
+        card = DatasetCard.load(out / "README.md")
+        data = card.data.to_dict()
+        assert data["license"] == license
+        assert data["language"] == ["en"] and data["size_categories"] == ["n<1K"]
+        assert "visual-question-answering" in data["task_categories"]
+        assert ("document-question-answering" in data["task_categories"]) == (
+            name == "mmlongbench-doc"
+        )
+        assert data["pretty_name"] and "abstention" in data["tags"]
+        assert data["source_datasets"] == [
+            {"mmmu": "MMMU/MMMU", "mmlongbench-doc": "yubo2333/MMLongBench-Doc"}[name]
+        ]
+        splits = {f["split"] for f in data["configs"][0]["data_files"]}
+        assert splits == {r["kind"] for r in read_jsonl(builds[name] / "data.jsonl")}
+        assert "data.jsonl" not in card.content and "## Files and loading" in card.content
+    custom = tmp_path / "custom"
+    export_dataset(builds["mmmu"], custom, license="mit")
+    assert DatasetCard.load(custom / "README.md").data.license == "mit"
+
+
+def test_shards_follow_the_hub_naming_and_reload_the_same(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "sharded"
+    result = export_dataset(builds["mmmu"], out, shard_size=3)
+    originals = result.splits["original"]
+    assert len(originals.files) == -(-originals.records // 3) > 1
+    assert originals.files[0].endswith(f"original-00000-of-{len(originals.files):05d}.parquet")
+    assert_same_as_built(builds["mmmu"], out)
+
+
+def test_export_refuses_what_would_lose_or_mix_data(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "once"
+    export_dataset(builds["mmmu"], out)
+    with pytest.raises(ConfigError, match="not empty"):
+        export_dataset(builds["mmmu"], out)
+    export_dataset(builds["mmmu"], out, overwrite=True)
+    with pytest.raises(ConfigError, match="outside"):
+        export_dataset(builds["mmmu"], builds["mmmu"] / "export")
+    with pytest.raises(ConfigError, match="manifest"):
+        export_dataset(tmp_path, tmp_path / "x")
+
+
+def test_a_build_folder_loads_with_images_as_images(builds: dict[str, Path]) -> None:
+    data = load_built(builds["mmmu"])
+    records = read_jsonl(builds["mmmu"] / "data.jsonl")
+    assert data["id"] == [r["id"] for r in records]
+    first = data[0]["images"][0]
+    assert isinstance(first, Image.Image)
+    assert np.array_equal(
+        np.asarray(first), np.asarray(Image.open(builds["mmmu"] / records[0]["images"][0]))
+    )
+
+
+def test_the_cli_exports_and_says_where_an_upload_failed(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "cli"
+    done = run_cli(
+        "export", str(builds["mmmu"]), "--to", str(out), "--push-to-hub", "someone/abstain",
+        env={"HF_HUB_OFFLINE": "1", "HF_TOKEN": "hf_not_a_real_token"},
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "the export is in" in done.stderr and "upload to someone/abstain failed" in done.stderr
+    assert "hf_not_a_real_token" not in done.stderr
+    assert "exported" in done.stderr and (out / "README.md").is_file()
+    assert run_cli("export", str(builds["mmmu"]), "--to", str(out)).returncode == 2
+
+
+@pytest.mark.slow
+def test_the_shared_mmmu_build_exports_and_reloads(tmp_path: Path) -> None:
+    source = SHARED_DATA / "mmmu"
+    if not source.is_dir():
+        pytest.skip("needs ../shared/data")
+    root = tmp_path / "built"
+    build(BuildConfig(source=str(source), out=str(root), workers=2))
+    out = tmp_path / "export"
+    export_dataset(root, out)
+    assert_same_as_built(root, out)
+    assert_nothing_private(root, out)
+    card = (out / "README.md").read_text()
+    assert json.dumps("apache-2.0").strip('"') in card

@@ -111,3 +111,19 @@ def test_real_mmmu_parquet_items_are_darkened(shared_data: Path, tmp_path: Path)
         )
         dark = np.asarray(Image.open(out / record["images"][0]).convert("RGB"), float)
         assert abs(dark.mean() - original.mean() / 15) < 0.6
+
+
+def test_the_real_documents_build_exports_and_reloads_field_for_field(
+    mmlbd_run, tmp_path: Path
+) -> None:
+    from abstain_build.export import export_dataset
+
+    from .test_export import assert_nothing_private, assert_same_as_built
+
+    out, _ = mmlbd_run
+    exported = tmp_path / "hub"
+    result = export_dataset(out, exported)
+    assert_same_as_built(out, exported)
+    assert_nothing_private(out, exported)
+    assert "license: cc-by-nc-4.0" in (exported / "README.md").read_text()
+    assert result.documents == len(list((exported / "documents").glob("*.pdf")))

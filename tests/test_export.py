@@ -187,3 +187,15 @@ def test_the_shared_mmmu_build_exports_and_reloads(tmp_path: Path) -> None:
     assert_nothing_private(root, out)
     card = (out / "README.md").read_text()
     assert json.dumps("apache-2.0").strip('"') in card
+
+
+def test_the_build_card_fits_its_data_and_explains_plans_versus_items(
+    builds: dict[str, Path],
+) -> None:
+    images = (builds["mmmu"] / "README.md").read_text()
+    documents = (builds["mmlongbench-doc"] / "README.md").read_text()
+    assert "PDF" not in images and "evidence pages rendered" not in images
+    assert "the PDFs" in documents and "evidence pages rendered" in documents
+    for card in (images, documents):
+        assert "first choice per sample" in card and "count what was built" in card
+        assert "load_built" in card

@@ -35,8 +35,18 @@ def transform_chart(counts: BuildCounts) -> bytes | None:
     axes.invert_yaxis()
     axes.set_xlabel("unanswerable items")
     axes.set_title("Items per transform")
+    axes.xaxis.set_major_locator(plt.MaxNLocator(integer=True))  # counts: no 0.5 ticks
     handles = [plt.Rectangle((0, 0), 1, 1, color=colour[f]) for f in families]
-    axes.legend(handles, [f.replace("_", " ") for f in families], fontsize=8, loc="lower right")
+    # Below the axes, never over a bar.
+    axes.legend(
+        handles,
+        [f.replace("_", " ") for f in families],
+        fontsize=8,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.5 / (0.45 * len(names) + 1.4) - 0.12),
+        ncol=2,
+        frameon=False,
+    )
     return figure_png(figure)
 
 
@@ -161,14 +171,21 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
         " or `answer_changed` (answerable with the new printed value); `answer` is null for"
         " unanswerable items, `original_answer` always holds the source answer. Paths are"
         " relative to this folder.",
-        f"- `assets/`: images (document evidence pages rendered at {config['dpi']} dpi) and PDFs.",
+        (
+            f"- `assets/`: the document evidence pages rendered at {config['dpi']} dpi, and"
+            " the PDFs (one copy of each source document, and each perturbed one)."
+            if counts.to_json()["by_axis"].get(EVIDENCE)
+            else "- `assets/`: the images, as the source gave them and as perturbed."
+        ),
         "- `manifest.json`: configuration, source hashes, counts and timings.",
         "- `errors.jsonl`: one line per failed sample or transform, with the stage and reason.",
         "",
         "```python",
-        "from datasets import load_dataset",
-        'ds = load_dataset("path/to/this/folder", split="train")',
+        "from abstain_build.export import load_built",
+        'ds = load_built("path/to/this/folder")  # images as images',
         "```",
+        "",
+        "`abstain-build export` writes it as Hub-ready parquet with the images inside.",
         "",
     ]
     return "\n".join(lines)
@@ -186,13 +203,19 @@ def _usage_lines(usage: list[dict[str, Any]]) -> list[str]:
 
 
 def _routing_lines(routing: dict[str, Any]) -> list[str]:
-    """The routed family mix per subset, with its spread (largest share minus smallest)."""
+    """Routing's first choice per subset, with its spread (largest share minus smallest).
+
+    These are plans, not items: the family tables below count what was built, after a
+    transform that was not applicable, failed its re-read gate or was rejected by QC
+    passed the sample to its next one, and after the blind check."""
     lines = []
     for axis, data in (routing.get("families") or {}).items():
         mix = ", ".join(f"{family} {count}" for family, count in data["counts"].items())
         lines.append(
-            f"- Routed families ({AXIS_TITLES.get(axis, axis)}): {mix}; spread"
-            f" {data['spread']:.0%}."
+            f"- Routing's first choice per sample ({AXIS_TITLES.get(axis, axis)}): {mix};"
+            f" spread {data['spread']:.0%}. The tables below count what was built: a sample"
+            " whose first choice could not act on it moved to its next transform, and a"
+            " sample answerable without its evidence gets a question rewrite or nothing."
         )
     return lines
 

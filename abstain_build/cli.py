@@ -511,6 +511,14 @@ def export(
         ),
     ] = None,
     private: Annotated[bool, typer.Option("--private", help="With --push-to-hub.")] = False,
+    documents: Annotated[
+        str,
+        typer.Option(
+            "--documents",
+            help="auto (default): ship each PDF once unless the build's context is the"
+            " evidence pages; full: always; none: never (images hold the evidence pages).",
+        ),
+    ] = "auto",
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace --to.")] = False,
 ) -> None:
     """Write a build as Hub-ready parquet (images embedded) with a complete dataset card.
@@ -525,7 +533,12 @@ def export(
         raise _fail(f"--format {format!r}: only parquet is supported")
     try:
         result = export_dataset(
-            out_dir, to, shard_size=shard_size, license=license, overwrite=overwrite
+            out_dir,
+            to,
+            shard_size=shard_size,
+            license=license,
+            documents=documents,
+            overwrite=overwrite,
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None

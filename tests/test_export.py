@@ -199,3 +199,28 @@ def test_the_build_card_fits_its_data_and_explains_plans_versus_items(
     for card in (images, documents):
         assert "first choice per sample" in card and "count what was built" in card
         assert "load_built" in card
+
+
+def test_documents_ship_once_or_not_at_all(builds: dict[str, Path], tmp_path: Path) -> None:
+    none = tmp_path / "none"
+    result = export_dataset(builds["mmlongbench-doc"], none, documents="none")
+    assert result.documents == 0 and not (none / "documents").exists()
+    rows = [row for rows in reload(none).values() for row in rows]
+    assert rows and all(row["document"] is None for row in rows)
+    card = (none / "README.md").read_text()
+    assert "document-question-answering" in card and "The PDFs are not included" in card
+    with pytest.raises(ConfigError, match="--documents"):
+        export_dataset(builds["mmlongbench-doc"], tmp_path / "bad", documents="some")
+
+
+def test_a_build_whose_context_is_the_evidence_pages_ships_no_pdf_by_default(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "pages"
+    build(
+        BuildConfig(
+            source=str(FIXTURES / "mmlongbench-doc"), out=str(root), context="pages", limit=2
+        )
+    )
+    assert export_dataset(root, tmp_path / "auto").documents == 0
+    assert export_dataset(root, tmp_path / "full", documents="full").documents > 0

@@ -41,6 +41,7 @@ def export_card(
     built_card: str,
     license: str | None,
     has_documents: bool,
+    shipped_documents: bool,
 ) -> str:
     source = manifest.get("source") or {}
     dataset = str(source.get("dataset") or "")
@@ -95,6 +96,9 @@ def export_card(
         + (
             " `document` is the path of the item's PDF under `documents/` (each PDF is stored"
             " once, not once per record)."
+            if shipped_documents
+            else " The PDFs are not included (`document` is null): `images` holds the"
+            " evidence pages a model is shown."
             if documents
             else ""
         ),

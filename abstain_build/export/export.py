@@ -34,10 +34,15 @@ def export_dataset(
     *,
     shard_size: int | None = None,
     license: str | None = None,
+    documents: str = "auto",
     overwrite: bool = False,
 ) -> ExportResult:
     """Export the build in ``root`` to ``out`` (refused if ``out`` holds anything, unless
-    ``overwrite``). The output never holds ``state/`` or an absolute path."""
+    ``overwrite``). The output never holds ``state/`` or an absolute path.
+
+    ``documents``: ``full`` ships each PDF, ``none`` ships none (``images`` holds the
+    evidence pages), ``auto`` ships them unless the build's context is the evidence
+    pages (``--context pages``), where a model never sees the rest of the PDF."""
     started = time.perf_counter()
     root, out = Path(root), Path(out)
     manifest_path = root / "manifest.json"
@@ -53,15 +58,27 @@ def export_dataset(
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     if manifest.get("status") == "interrupted":
         raise ConfigError(f"{root} is an interrupted build: resume it before exporting")
-    splits, documents = write_shards(read_records(root), root, out, shard_size)
+    if documents not in ("auto", "full", "none"):
+        raise ConfigError(f"--documents {documents!r}: expected auto, full or none")
+    context = (manifest.get("config") or {}).get("context", "document")
+    ship = documents == "full" or (documents == "auto" and context != "pages")
+    splits, copied = write_shards(read_records(root), root, out, shard_size, ship)
     built_card = (
         (root / "README.md").read_text(encoding="utf-8") if (root / "README.md").is_file() else ""
     )
-    card = export_card(manifest, splits, built_card, license, has_documents=documents > 0)
+    has_documents = any(record.get("document") for record in read_records(root))
+    card = export_card(
+        manifest,
+        splits,
+        built_card,
+        license,
+        has_documents=has_documents,
+        shipped_documents=copied > 0,
+    )
     atomic_write(out / "README.md", card.encode("utf-8"))
     if (root / CHART_FILE).is_file():
         shutil.copyfile(root / CHART_FILE, out / CHART_FILE)
-    return ExportResult(out, splits, documents, time.perf_counter() - started)
+    return ExportResult(out, splits, copied, time.perf_counter() - started)
 
 
 def load_built(root: Path | str, split: str = "train") -> Any:

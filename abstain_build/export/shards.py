@@ -61,11 +61,13 @@ class SplitFiles:
 
 
 class DocumentCopies:
-    """Each source PDF copied once, named by its content so two builds never collide."""
+    """Each source PDF copied once, named by its content so two builds never collide;
+    with ``ship=False`` none is (the records' ``document`` is then null)."""
 
-    def __init__(self, root: Path, out: Path) -> None:
+    def __init__(self, root: Path, out: Path, ship: bool = True) -> None:
         self.root = root
         self.out = out
+        self.ship = ship
         self._copied: dict[str, str] = {}
 
     @property
@@ -73,8 +75,8 @@ class DocumentCopies:
         return len(set(self._copied.values()))
 
     def relative(self, document: str | None) -> str | None:
-        if not document:
-            return document
+        if not document or not self.ship:
+            return None
         if document not in self._copied:
             source = self.root / document
             digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
@@ -102,6 +104,7 @@ def write_shards(
     root: Path,
     out: Path,
     shard_size: int | None = None,
+    ship_documents: bool = True,
 ) -> tuple[dict[str, SplitFiles], int]:
     """Write ``OUT/data/<split>-NNNNN-of-MMMMM.parquet`` (one pass, one shard per split in
     memory); returns the splits and the number of documents copied."""
@@ -112,7 +115,7 @@ def write_shards(
         raise ConfigError(f"--shard-size must be at least 1, got {shard_size}")
     features = export_features()
     schema = features.arrow_schema
-    documents = DocumentCopies(root, out)
+    documents = DocumentCopies(root, out, ship_documents)
     (out / DATA_DIR).mkdir(parents=True, exist_ok=True)
     splits: dict[str, SplitFiles] = {}
     pending: dict[str, list[dict[str, Any]]] = {}

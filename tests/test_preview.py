@@ -117,7 +117,11 @@ def test_preview_writes_index_and_contact_sheet(any_preview: PreviewResult) -> N
 def test_every_link_is_a_relative_path_to_an_existing_file(any_preview: PreviewResult) -> None:
     links = parse_page(any_preview).links
     assert links, "the page links no image at all"
-    for link in links:
+    anchors = [link for link in links if link.startswith("#")]
+    html = any_preview.index.read_text(encoding="utf-8")
+    for link in anchors:  # the table of contents: each entry jumps to its section
+        assert f"id='{link[1:]}'" in html or f'id="{link[1:]}"' in html, link
+    for link in (link for link in links if not link.startswith("#")):
         assert "://" not in link and not link.startswith(("/", "\\", "data:")), link
         assert not Path(link).is_absolute(), link
         target = (any_preview.out_dir / link).resolve()
@@ -351,3 +355,27 @@ def test_the_cli_prints_every_status_a_preview_can_give() -> None:
 
     # A status without a style crashed `abstain-build preview` after the work was done.
     assert set(PREVIEW_STYLES) == set(STATUSES)
+
+
+def test_the_contents_list_every_transform_and_each_result_shows_what_qc_would_decide(
+    doc_preview: PreviewResult,
+) -> None:
+    html = doc_preview.index.read_text(encoding="utf-8")
+    for result in doc_preview.items:
+        assert f'href="#t-{result.transform.name}"' in html
+        assert f"id='t-{result.transform.name}'" in html
+        if result.status == "ok":
+            assert result.qc is not None and result.qc["status"] in (
+                "accepted",
+                "rejected",
+                "flagged",
+                "qc_error",
+            )
+            judges = {v["judge"] for v in result.qc["judges"]}
+            assert judges == {"offline:leak", "offline:retention"}
+    assert html.count("<h3>Offline QC") == sum(r.status == "ok" for r in doc_preview.items)
+    gated = [r for r in doc_preview.items if r.gate]
+    assert gated and html.count("<h3>Re-read gate</h3>") >= len(
+        [r for r in gated if r.status == "ok"]
+    )
+    assert "click to zoom" in html and "scroll-margin-top" in html

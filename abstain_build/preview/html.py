@@ -19,10 +19,18 @@ body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;mar
 color:#1d1d1f;background:#fafafa;max-width:1400px}
 h1{font-size:1.4em;margin-bottom:4px} h2{font-size:1.15em;margin:0 0 6px}
 .meta{color:#666;font-size:.9em}
-.card{background:#fff;border:1px solid #ddd;border-radius:8px;padding:14px 16px;margin:16px 0}
+.card{background:#fff;border:1px solid #ddd;border-radius:8px;padding:14px 16px;margin:16px 0;
+scroll-margin-top:120px}
 .images{display:flex;gap:12px;flex-wrap:wrap;align-items:flex-start;margin-bottom:10px}
-figure{margin:0;flex:0 1 420px;min-width:0}
-figure img{max-width:100%;max-height:420px;height:auto;border:1px solid #ccc}
+figure{margin:0;flex:1 1 560px;min-width:0}
+figure img{max-width:100%;max-height:860px;height:auto;border:1px solid #ccc;cursor:zoom-in}
+figure img.zoomed{max-width:none;max-height:none;cursor:zoom-out}
+figure.zoomed{flex-basis:100%;overflow-x:auto}
+nav.toc{position:sticky;top:0;z-index:2;background:#fafafa;padding:8px 0;
+border-bottom:1px solid #ddd;font-size:.9em;line-height:1.9}
+nav.toc a{margin-right:10px;white-space:nowrap}
+.accepted{background:#d8f3dc;color:#1b4332} .rejected{background:#ffd6d6;color:#7a0000}
+.flagged{background:#fff3bf;color:#5c4400} .qc_error{background:#eee;color:#555}
 figcaption{font-size:.8em;color:#666}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:.8em;margin-left:6px}
 .ok{background:#d8f3dc;color:#1b4332} .not_applicable{background:#eee;color:#555}
@@ -50,11 +58,67 @@ def _question_diff(before: str, after: str) -> str:
     return " ".join(parts)
 
 
+#: Click an image to see it at full size (click again to fit); the link opens the file.
+ZOOM = """<script>
+document.addEventListener("click", (event) => {
+  const image = event.target.closest("figure img");
+  if (!image) return;
+  event.preventDefault();
+  image.classList.toggle("zoomed");
+  image.closest("figure").classList.toggle("zoomed");
+});
+</script>"""
+
+
 def _figure(path: str, caption: str) -> str:
     return (
-        f'<figure><a href="{escape(path)}"><img src="{escape(path)}" alt="{escape(caption)}"></a>'
-        f"<figcaption>{escape(caption)}</figcaption></figure>"
+        f'<figure><a href="{escape(path)}"><img src="{escape(path)}" alt="{escape(caption)}"'
+        f' title="click to zoom"></a><figcaption>{escape(caption)} ·'
+        f' <a href="{escape(path)}">open</a></figcaption></figure>'
     )
+
+
+def anchor(name: str) -> str:
+    return "t-" + "".join(c if c.isalnum() or c in "-_" else "-" for c in name)
+
+
+def _toc(items: list[PreviewItem], has_routing: bool) -> str:
+    links = ['<a href="#original">original</a>']
+    if has_routing:
+        links.append('<a href="#routing">routing</a>')
+    for item in items:
+        status = item.qc["status"] if item.qc else item.status
+        links.append(
+            f'<a href="#{anchor(item.transform.name)}">{escape(item.transform.name)}</a>'
+            f"<span class='badge {escape(status)}'>{escape(status.replace('_', ' '))}</span>"
+        )
+    return f"<nav class='toc'>{' '.join(links)}</nav>"
+
+
+def _verdicts(item: PreviewItem) -> list[str]:
+    """The re-read gate's finding and what a build's offline QC would decide."""
+    out = []
+    if item.gate:
+        mark = "✔" if item.gate_passed else "✘"
+        out += ["<h3>Re-read gate</h3>", f"<p>{mark} {escape(item.gate)}</p>"]
+    if item.qc is not None:
+        status = item.qc["status"]
+        lines = "".join(
+            f"<li><b>{escape(v['judge'])}</b>: {escape(v['verdict'])}"
+            f" ({escape(str(v.get('confidence') or ''))}) {escape(v.get('justification') or '')}"
+            "</li>"
+            for v in item.qc.get("judges", [])
+        )
+        error = item.qc.get("error")
+        out += [
+            f"<h3>Offline QC <span class='badge {escape(status)}'>{escape(status)}</span></h3>",
+            "<p class='meta'>What a build's default QC would decide: accepted when both"
+            " judges say UNANSWERABLE, rejected when both say ANSWERABLE, flagged for"
+            " review when they split.</p>",
+            f"<ul class='compact'>{lines}</ul>" if lines else "",
+            f"<p>{escape(error)}</p>" if error else "",
+        ]
+    return out
 
 
 def _figures(paths: list[str], caption: str) -> str:
@@ -155,7 +219,7 @@ def _routing(decision: RouteDecision | None) -> str:
     shown = {k: v for k, v in features.items() if k not in ("notes",) and v not in (None, "", [])}
     chain = " → ".join(decision.chain) or "none"
     return (
-        "<div class='card'><h2>Routing</h2>"
+        "<div class='card' id='routing'><h2>Routing</h2>"
         f"<p>{classes} <span class='meta'>({escape(str(features.get('classifier_mode')))})"
         "</span></p>"
         f"<p><b>Chosen:</b> {escape(decision.reason)}</p>"
@@ -177,8 +241,9 @@ def _card(item: PreviewItem, original_paths: list[str], sample: Sample) -> str:
         f"<div class='meta'>{escape(transform.family)} · {escape(transform.axis)} · target"
         f" {escape(transform.target)}</div>"
     )
+    card_id = f"id='{anchor(transform.name)}'"
     if item.output is None:
-        return f"<div class='card'>{head}<p>{escape(item.reason)}</p></div>"
+        return f"<div class='card' {card_id}>{head}<p>{escape(item.reason)}</p></div>"
     record = item.output.record.to_json()
     body = [
         _comparison(original_paths, item),
@@ -191,6 +256,7 @@ def _card(item: PreviewItem, original_paths: list[str], sample: Sample) -> str:
         "<h3>What was edited</h3>",
         _edits(record),
         *_rewrite(record),
+        *_verdicts(item),
         "<h3>Structural checks</h3>",
         "<ul class='compact'>"
         + "".join(
@@ -201,7 +267,7 @@ def _card(item: PreviewItem, original_paths: list[str], sample: Sample) -> str:
     ]
     if item.reason:
         body.insert(0, f"<p><b>{escape(item.reason)}</b></p>")
-    return f"<div class='card'>{head}{''.join(body)}</div>"
+    return f"<div class='card' {card_id}>{head}{''.join(body)}</div>"
 
 
 def _score(item: PreviewItem) -> str:
@@ -239,7 +305,8 @@ def render_html(
 <style>{STYLE}</style></head><body>
 <h1>Preview of {escape(sample.id)}</h1>
 <div class="meta">{escape(where)} · seed {seed} · abstain-build {__version__}</div>
-<div class="card"><h2>Original (answerable control)</h2>
+{_toc(items, decision is not None)}
+<div class="card" id="original"><h2>Original (answerable control)</h2>
 <div class="images">{_figures(original_paths, "original")}</div>
 <p class="q"><b>Question:</b> {escape(sample.question)}</p>
 {f"<ol type='A'>{options}</ol>" if options else ""}
@@ -248,5 +315,6 @@ def render_html(
 </div>
 {_routing(decision)}
 {"".join(_card(item, original_paths, sample) for item in items)}
+{ZOOM}
 </body></html>
 """

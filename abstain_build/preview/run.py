@@ -16,6 +16,8 @@ from ..models import ClientOptions, ModelClient
 from ..pipeline.apply import TransformOutput, reread, run_transform
 from ..pipeline.assets import AssetStore, atomic_write
 from ..pipeline.prefetch import prefetch_rewrites
+from ..qc.items import judge_item
+from ..qc.verify import OFFLINE_JUDGES, QcSpec, Verifier
 from ..routing import select_transforms
 from ..routing.features import sample_features
 from ..routing.route import Balancer, RouteDecision, score_sample
@@ -43,6 +45,11 @@ class PreviewItem:
     overlay_index: list[int] = field(default_factory=list)
     #: The transform's routing score on this sample (None when it was not scored).
     route_score: float | None = None
+    #: The re-read gate's finding in one line ("" when the gate does not read this item).
+    gate: str = ""
+    gate_passed: bool | None = None
+    #: What the offline QC of a build would decide: {"status", "judges": [...]}.
+    qc: dict[str, Any] | None = None
 
 
 @dataclass
@@ -134,11 +141,37 @@ def _run_one(
         except Exception as exc:  # shown in the page: the preview is for diagnosis
             item.status, item.reason = "error", f"re-read gate: {type(exc).__name__}: {exc}"
         else:
+            if gate is not None:
+                item.gate, item.gate_passed = gate.reason(), gate.passed
             if gate is not None and not gate.passed:
                 # A build would move on to the next transform; the preview shows why.
                 item.status = "still_stated"
                 item.reason = f"re-read gate: {gate.reason()}"
+    if item.status == "ok" and item.output is not None:
+        item.qc = _offline_qc(transform, sample, inputs, item.output)
     return item
+
+
+def _offline_qc(
+    transform: Transform, sample: Sample, inputs: SampleInputs, output: TransformOutput
+) -> dict[str, Any]:
+    """The offline judges' verdicts, as a build's default QC would give them."""
+    verifier = Verifier(QcSpec(judges=OFFLINE_JUDGES))
+    try:
+        item = judge_item(
+            sample,
+            inputs,
+            item_id=f"{sample.id}/{transform.name}",
+            question=output.question,
+            images=output.images,
+            pdf=output.pdf,
+            transform=output.record.to_json(),
+        )
+        return verifier.verify(item).to_json()
+    except Exception as exc:  # shown in the page: the preview is for diagnosis
+        return {"status": "error", "judges": [], "error": f"{type(exc).__name__}: {exc}"}
+    finally:
+        verifier.close()
 
 
 def _write_item(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -719,7 +720,8 @@ def test_three_annotators_in_the_browser(browser, built: dict[str, Path], tmp_pa
                 f"{position + 1} of {total} · {voted} voted"
             )
             record = records[queue.items[position].id]
-            expect(page.locator("#question")).to_have_text(record["question"])
+            shown_question = re.sub(r"<\s*image\s*(\d+)\s*>", r"Image \1", record["question"])
+            expect(page.locator("#question")).to_have_text(shown_question)
             shown = page.locator("body").inner_text()
             transform = record["transform"]
             for secret in (transform["name"], transform["family"], record["group_id"]):
@@ -898,3 +900,23 @@ def test_item_keys_and_tokens_come_from_a_private_per_review_secret(served, tmp_
     (other / "review").mkdir(parents=True)
     assert review_secret(other) != review_secret(root)  # another review, other keys
     assert annotator_token("ann", review_secret(other)) != token(root, "ann")
+
+
+@pytest.mark.slow
+def test_image_placeholders_show_as_small_pictures_that_jump_to_the_image(
+    browser, built: dict[str, Path], tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    root = copy_of(built, "mmmu", tmp_path)
+    flag_some(root, 2, others=("accepted",))
+    with start_server(root, port=0) as server:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(server.url("ann"))
+        question = page.locator("#question")
+        expect(question.locator("a.imgref")).to_have_count(1)
+        expect(question).not_to_contain_text("<image")
+        expect(question.locator("a.imgref")).to_have_attribute("href", "#media-1")
+        assert page.locator("#media-1 img").count() == 1
+        context.close()

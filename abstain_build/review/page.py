@@ -58,6 +58,10 @@ details {
 summary { cursor: pointer; color: var(--ink); }
 details ul { padding-left: 18px; margin: 8px 0 0; }
 #media { display: flex; flex-direction: column; gap: 16px; min-width: 0; }
+a.imgref { display: inline-flex; align-items: center; gap: 4px; padding: 1px 6px 1px 2px;
+  border: 1px solid var(--line); border-radius: 6px; text-decoration: none; color: inherit;
+  font-size: 0.9em; vertical-align: middle; white-space: nowrap; }
+a.imgref img { height: 24px; width: auto; border-radius: 3px; }
 figure { margin: 0; padding: 12px; overflow: auto; }
 figcaption { color: var(--muted); font-size: 13px; margin: 0 0 8px; }
 figure img {
@@ -211,9 +215,36 @@ kbd {
     $("forward").disabled = index >= items.length - 1 || busy;
     $("undo").disabled = history.length === 0 || busy;
   }
-  function figure(media, isPage) {
+  // "<image 2>" in a question or an option: a small picture of that image, which jumps to
+  // it, instead of the placeholder's text (built with DOM nodes: no HTML is parsed).
+  function withImageRefs(element, text, media) {
+    element.replaceChildren();
+    const pattern = /<\s*image\s*(\d+)\s*>/gi;
+    let last = 0;
+    for (const match of text.matchAll(pattern)) {
+      element.append(text.slice(last, match.index));
+      const n = Number(match[1]);
+      const target = media[n - 1];
+      if (target) {
+        const ref = document.createElement("a");
+        ref.className = "imgref";
+        ref.href = `#media-${n}`;
+        const thumb = document.createElement("img");
+        thumb.src = target.url;
+        thumb.alt = "";
+        ref.append(thumb, `Image ${n}`);
+        element.append(ref);
+      } else {
+        element.append(match[0]);
+      }
+      last = match.index + match[0].length;
+    }
+    element.append(text.slice(last));
+  }
+  function figure(media, isPage, n) {
     const box = document.createElement("figure");
     box.className = "card";
+    box.id = `media-${n}`;
     const caption = document.createElement("figcaption");
     caption.textContent = media.label;
     const img = document.createElement("img");
@@ -238,7 +269,7 @@ kbd {
     }
     show("item");
     const item = items[index];
-    $("question").textContent = item.question;
+    withImageRefs($("question"), item.question, item.media);
     const options = $("options");
     options.replaceChildren();
     item.options.forEach((text, at) => {
@@ -247,12 +278,14 @@ kbd {
       letter.className = "letter";
       letter.textContent = String.fromCharCode(65 + at);
       const body = document.createElement("span");
-      body.textContent = text;
+      withImageRefs(body, text, item.media);
       row.append(letter, body);
       options.append(row);
     });
     options.hidden = item.options.length === 0;
-    $("media").replaceChildren(...item.media.map((media) => figure(media, Boolean(item.document))));
+    $("media").replaceChildren(
+      ...item.media.map((media, at) => figure(media, Boolean(item.document), at + 1))
+    );
     const link = $("document-link");
     link.hidden = !item.document;
     if (item.document) link.href = item.document;

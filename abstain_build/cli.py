@@ -56,6 +56,15 @@ ParamOption = Annotated[
         metavar="NAME.KEY=VALUE",
     ),
 ]
+ProgressEveryOption = Annotated[
+    float | None,
+    typer.Option(
+        "--progress-every",
+        metavar="S",
+        help="When stderr is not a terminal (nohup, a batch job), print one progress line"
+        " per phase every S seconds (default 30); on a terminal, a bar with the rate.",
+    ),
+]
 LlmOption = Annotated[
     str | None,
     typer.Option(
@@ -193,15 +202,7 @@ def transform(
             " way the sample's counterpart comes from its next transform.",
         ),
     ] = None,
-    progress_every: Annotated[
-        float | None,
-        typer.Option(
-            "--progress-every",
-            metavar="S",
-            help="When stderr is not a terminal (nohup, a batch job), print one progress"
-            " line per phase every S seconds (default 30).",
-        ),
-    ] = None,
+    progress_every: ProgressEveryOption = None,
     blind_gate: Annotated[
         str | None,
         typer.Option(
@@ -741,15 +742,7 @@ def classify(
         Path | None,
         typer.Option("--cache", help="SQLite file for the model's replies (default: none)."),
     ] = None,
-    progress_every: Annotated[
-        float | None,
-        typer.Option(
-            "--progress-every",
-            metavar="S",
-            help="When stderr is not a terminal, print one progress line every S seconds"
-            " (default 30); on a terminal a counter with the rate.",
-        ),
-    ] = None,
+    progress_every: ProgressEveryOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
 ) -> None:

@@ -21,7 +21,7 @@ from ..evidence.policy import QUESTION
 from ..media.inputs import InputLimits, SampleInputs
 from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient, stats_delta
-from ..qc.items import judge_item
+from ..qc.items import output_item
 from ..qc.verify import QcResult, QcSpec, Verifier
 from ..routing import select_transforms
 from ..routing.features import sample_features
@@ -419,16 +419,7 @@ class SampleProcessor:
         """QC of one item (None when QC is off); the decision is counted in ``outcome``."""
         if self.verifier is None:
             return None
-        item = judge_item(
-            sample,
-            inputs,
-            item_id=f"{sample.id}/{transform.name}",
-            question=output.question,
-            images=output.images,
-            pdf=output.pdf,
-            transform=output.record.to_json(),
-        )
-        result = self.verifier.verify(item)
+        result = self.verifier.verify(output_item(sample, inputs, transform.name, output))
         outcome.qc.append([transform.name, transform.family, result.status])
         return result
 

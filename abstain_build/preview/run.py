@@ -16,7 +16,7 @@ from ..models import ClientOptions, ModelClient
 from ..pipeline.apply import TransformOutput, reread, run_transform
 from ..pipeline.assets import AssetStore, atomic_write
 from ..pipeline.prefetch import prefetch_rewrites
-from ..qc.items import judge_item
+from ..qc.items import output_item
 from ..qc.verify import OFFLINE_JUDGES, QcSpec, Verifier
 from ..routing import select_transforms
 from ..routing.features import sample_features
@@ -158,16 +158,7 @@ def _offline_qc(
     """The offline judges' verdicts, as a build's default QC would give them."""
     verifier = Verifier(QcSpec(judges=OFFLINE_JUDGES))
     try:
-        item = judge_item(
-            sample,
-            inputs,
-            item_id=f"{sample.id}/{transform.name}",
-            question=output.question,
-            images=output.images,
-            pdf=output.pdf,
-            transform=output.record.to_json(),
-        )
-        return verifier.verify(item).to_json()
+        return verifier.verify(output_item(sample, inputs, transform.name, output)).to_json()
     except Exception as exc:  # shown in the page: the preview is for diagnosis
         return {"status": "error", "judges": [], "error": f"{type(exc).__name__}: {exc}"}
     finally:

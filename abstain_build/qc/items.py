@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..media.inputs import SampleInputs
 from ..model import Sample
 from .judges.base import JudgeItem, Reference
+
+if TYPE_CHECKING:
+    from ..pipeline.apply import TransformOutput
 
 
 def judge_item(
@@ -38,4 +43,19 @@ def judge_item(
         pages=tuple(sample.evidence_pages) if sample.document is not None else (),
         transform=transform,
         reference=reference,
+    )
+
+
+def output_item(
+    sample: Sample, inputs: SampleInputs, transform: str, output: TransformOutput
+) -> JudgeItem:
+    """The item one transform's output makes of ``sample``, as a build's QC judges it."""
+    return judge_item(
+        sample,
+        inputs,
+        item_id=f"{sample.id}/{transform}",
+        question=output.question,
+        images=output.images,
+        pdf=output.pdf,
+        transform=output.record.to_json(),
     )

@@ -25,7 +25,7 @@ from abstain_build.transforms.functional.number_rewrite import wrong_quantity, w
 from abstain_build.transforms.functional.numbers import find_numbers
 from abstain_build.transforms.functional.text_edits import pdf_style
 
-from .conftest import FIXTURES, page_one_sample
+from .conftest import FIXTURES, make_pdf, page_one_sample
 
 needs_ocr = pytest.mark.skipif(not ocr_available(), reason="Tesseract is not installed")
 INFO = SourceInfo("test", "test", "test.jsonl", 0)
@@ -783,3 +783,32 @@ def test_an_image_only_page_without_ocr_is_not_applicable_and_says_why(
     finally:
         monkeypatch.undo()
         ocr.reset_ocr_backend()
+
+
+def test_erasing_numbers_is_no_answer_to_a_count_of_listed_entries(tmp_path: Path) -> None:
+    # Found on a shared syllabus: "How many quizzes are there in units 4, 5, and 6
+    # combined?" (2) lost "Franchise 500" and kept "Quiz #2" and "Quiz #3". The row with
+    # "500" beside the question's words ("units") reads as an operand row; it is none.
+    path = make_pdf(
+        tmp_path / "syllabus.pdf",
+        [
+            (
+                "UNIT 4: Forms of Business Ownership\\nQuiz #2: Twenty Core Concepts\\n"
+                "Research the units of the Franchise 500 list.",
+                "UNIT 5: Entrepreneurship\\nUNIT 6: Management\\nQuiz #3: Core Concepts",
+            )
+        ],
+    )
+    sample = Sample(
+        id="quizzes",
+        source=INFO,
+        question="How many quizzes are there in units 4, 5, and 6 combined?",
+        answer="2",
+        answer_format="Int",
+        document=DocumentRef(path=path, doc_id=path.name),
+        evidence_pages=(1,),
+    )
+    with pytest.raises(NotApplicable, match="count no page prints"):
+        run_transform(
+            get_registry().get("remove_numeric_tokens")(), sample, SampleInputs(sample), 0
+        )

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pymupdf
 
+from ...evidence.forms import gold_items
 from ...model import EVIDENCE, Plan
+from ...routing.evidence_type import classify_evidence
 from ...routing.scoring import NEEDS_NUMBERS
-from ..base import TransformContext
+from ..base import NotApplicable, TransformContext
 from ..functional.text_edits import TextEdit
 from ..numeric_pages import NumericPageTransform
 from ..params import Param
@@ -40,6 +42,14 @@ class RemoveNumericTokens(NumericPageTransform):
     }
     intensity_doc = "100 * share of the evidence pages' numbers erased."
 
+    def plan(self, ctx: TransformContext) -> Plan:
+        if _tallied(ctx):
+            raise NotApplicable(
+                "a count no page prints: the reader counts entries, rows or pictures,"
+                " which erasing numbers leaves in place"
+            )
+        return super().plan(ctx)
+
     def plan_page(
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext
     ) -> float:
@@ -67,3 +77,31 @@ class RemoveNumericTokens(NumericPageTransform):
 
     def plan_intensity(self, shares: list[float]) -> float:
         return 100.0 * float(np.mean(shares))
+
+
+#: Counts up to this are tallied by a reader (list entries, table rows, icons); larger
+#: ones are read or computed from printed values (4,087 people from a share of a sample).
+TALLY_LIMIT = 20
+
+
+def _tallied(ctx: TransformContext) -> bool:
+    """ "How many quizzes are there in units 4, 5 and 6?" (2) is answered by counting the
+    "Quiz" entries, not by reading a number: when no page states the count and it is
+    small enough to tally (or no values it could be computed from are printed), erasing
+    numbers leaves every counted thing in place. A row the evidence map takes for an
+    operand of such a count ("Franchise 500" beside the quizzes) does not change that."""
+    if classify_evidence(ctx.sample.question).label != "Counting":
+        return False
+    evidence = ctx.evidence()
+    if evidence.statements():
+        return False
+    if not evidence.operands:
+        return True
+    items = gold_items(ctx.sample.answer, ctx.sample.answer_format)
+    return bool(items) and all(
+        item.kind == "number"
+        and item.number is not None
+        and item.number == item.number.to_integral_value()
+        and 0 <= item.number <= TALLY_LIMIT
+        for item in items
+    )

@@ -480,6 +480,89 @@ def qc(
 
 
 @app.command()
+def predict(
+    dataset: Annotated[Path, typer.Argument(help="A dataset folder built by `transform`.")],
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            metavar="SPEC",
+            help="openai:MODEL[@BASE_URL] or anthropic:MODEL[@BASE_URL] (a vision model).",
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The predictions file (JSONL).")],
+    condition: Annotated[
+        str, typer.Option("--condition", help="base, vconf (with a 1-5 confidence) or cot.")
+    ] = "base",
+    clause: Annotated[
+        str, typer.Option("--clause", help="standard or extreme (abstain at any doubt).")
+    ] = "standard",
+    concurrency: Annotated[int, typer.Option(min=1, help="Model calls in flight.")] = 4,
+    limit: Annotated[int | None, typer.Option(min=0, help="Only the first N items.")] = None,
+    include_unverified: Annotated[
+        bool,
+        typer.Option(
+            "--include-unverified",
+            help="Also ask counterparts QC did not accept (human-rejected ones never).",
+        ),
+    ] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Start OUT afresh.")] = False,
+    model_timeout: Annotated[
+        float, typer.Option("--model-timeout", min=1, help="Seconds per call attempt.")
+    ] = 120.0,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+    progress_every: ProgressEveryOption = None,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    """Ask a model every item of a built dataset and write the predictions `eval` reads.
+
+    Resumable: run the same command again and only the items not yet answered are asked.
+    Exit 1 when some items got no usable reply (listed in OUT.replies.jsonl).
+    """
+    from .models import ClientOptions
+    from .models.probe import probe_model
+    from .predict import predict as run_predict
+
+    _logging(debug)
+    options = ClientOptions(timeout=model_timeout, concurrency=concurrency)
+    problem = probe_model(model, options, "--model", images=True)
+    if problem:
+        raise _fail(problem)
+    try:
+        with PhaseProgress(err, quiet=quiet, every=progress_every) as report:
+            result = run_predict(
+                dataset,
+                model,
+                out,
+                condition=condition,
+                clause=clause,
+                concurrency=concurrency,
+                limit=limit,
+                include_unverified=include_unverified,
+                overwrite=overwrite,
+                options=options,
+                progress=lambda done, total: report(done, total, "predict"),
+            )
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    skipped = ", ".join(f"{n} {status}" for status, n in sorted(result.skipped.items()))
+    err.print(
+        f"[bold green]predicted[/] {result.answered} of {result.asked} asked"
+        f" ({result.resumed} already in {out}); {result.calls} calls,"
+        f" {result.input_tokens} + {result.output_tokens} tokens, {result.seconds:.1f} s"
+        + (f"; counterparts not asked: {skipped}" if skipped else ""),
+        highlight=False,
+    )
+    if result.failed:
+        err.print(
+            f"[yellow]{result.failed} item(s) got no usable reply (see {result.replies});"
+            f" run the same command again to retry them. First: {result.first_error}[/]",
+            highlight=False,
+        )
+        raise typer.Exit(1)
+
+
+@app.command()
 def export(
     out_dir: Annotated[Path, typer.Argument(help="A dataset folder built by `transform`.")],
     to: Annotated[Path, typer.Option("--to", help="The folder to write (empty or new).")],

@@ -28,6 +28,7 @@ PHASES = {
     "qc": "QC",
     "audit": "auditing",
     "classify": "classifying",
+    "predict": "predicting",
 }
 #: Seconds between plain lines when stderr is not a terminal.
 DEFAULT_EVERY = 30.0

@@ -37,7 +37,7 @@ from abstain_build.media.images import decode_image, encode_png  # noqa: E402
 from abstain_build.media.inputs import SampleInputs  # noqa: E402
 from abstain_build.model import Sample  # noqa: E402
 from abstain_build.pipeline.apply import run_transform  # noqa: E402
-from abstain_build.qc.items import judge_item  # noqa: E402
+from abstain_build.qc.items import judge_item, output_item  # noqa: E402
 from abstain_build.qc.judges import ANSWERABLE, get_judge  # noqa: E402
 from abstain_build.transforms import NotApplicable, get_registry  # noqa: E402
 
@@ -118,15 +118,7 @@ def run(sources: list[Path], limit: int | None, seed: int) -> list[dict[str, Any
                     except Exception as error:  # a transform bug is not this bench's subject
                         print(f"  {sample.id} {name}: {type(error).__name__}: {error}")
                         continue
-                    item = judge_item(
-                        sample,
-                        inputs,
-                        item_id=f"{sample.id}/{name}",
-                        question=output.question,
-                        images=output.images,
-                        pdf=output.pdf,
-                        transform=output.record.to_json(),
-                    )
+                    item = output_item(sample, inputs, name, output)
                 row: dict[str, Any] = {
                     "group": group,
                     "axis": sample.axis,

@@ -12,8 +12,9 @@ from typing import Any
 from ..errors import ConfigError
 from ..pipeline.assets import atomic_write
 from ..pipeline.card import CHART_FILE
+from ..scoring.items import data_records
 from .card import export_card
-from .shards import SplitFiles, read_records, write_shards
+from .shards import SplitFiles, write_shards
 
 
 @dataclass
@@ -62,17 +63,17 @@ def export_dataset(
         raise ConfigError(f"--documents {documents!r}: expected auto, full or none")
     context = (manifest.get("config") or {}).get("context", "document")
     ship = documents == "full" or (documents == "auto" and context != "pages")
-    splits, copied = write_shards(read_records(root), root, out, shard_size, ship)
+    splits, documents_written = write_shards(data_records(root), root, out, shard_size, ship)
     built_card = (
         (root / "README.md").read_text(encoding="utf-8") if (root / "README.md").is_file() else ""
     )
-    has_documents = any(record.get("document") for record in read_records(root))
+    copied = documents_written.count
     card = export_card(
         manifest,
         splits,
         built_card,
         license,
-        has_documents=has_documents,
+        has_documents=documents_written.referenced,
         shipped_documents=copied > 0,
     )
     atomic_write(out / "README.md", card.encode("utf-8"))

@@ -15,14 +15,14 @@ path relative to the export.
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..schema import record_kind
 
 #: Splits in the order the card lists them.
 SPLITS = ("original", "counterpart", "answer_changed")
@@ -44,8 +44,6 @@ def export_features() -> Any:
 
 
 def split_of(record: dict[str, Any]) -> str:
-    from ..schema import record_kind
-
     kind = record_kind(record)
     return kind if kind in SPLITS else "counterpart"
 
@@ -68,6 +66,8 @@ class DocumentCopies:
         self.root = root
         self.out = out
         self.ship = ship
+        #: Whether any record has a document (shipped or not).
+        self.referenced = False
         self._copied: dict[str, str] = {}
 
     @property
@@ -75,6 +75,7 @@ class DocumentCopies:
         return len(set(self._copied.values()))
 
     def relative(self, document: str | None) -> str | None:
+        self.referenced = self.referenced or bool(document)
         if not document or not self.ship:
             return None
         if document not in self._copied:
@@ -105,9 +106,9 @@ def write_shards(
     out: Path,
     shard_size: int | None = None,
     ship_documents: bool = True,
-) -> tuple[dict[str, SplitFiles], int]:
+) -> tuple[dict[str, SplitFiles], DocumentCopies]:
     """Write ``OUT/data/<split>-NNNNN-of-MMMMM.parquet`` (one pass, one shard per split in
-    memory); returns the splits and the number of documents copied."""
+    memory); returns the splits and the documents (copied, or only referenced)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -154,14 +155,4 @@ def write_shards(
             (out / name).rename(out / final)
             renamed.append(final)
         files.files = renamed
-    return {name: splits[name] for name in SPLITS if name in splits}, documents.count
-
-
-def read_records(root: Path) -> Iterator[dict[str, Any]]:
-    path = root / "data.jsonl"
-    if not path.is_file():
-        raise ConfigError(f"{path} does not exist: is {root} an abstain-build output folder?")
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                yield json.loads(line)
+    return {name: splits[name] for name in SPLITS if name in splits}, documents

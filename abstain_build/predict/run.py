@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..models import ClientOptions, ModelClient
 from ..schema import record_kind
-from ..scoring.items import EXCLUDED_STATUSES, VERIFIED
+from ..scoring.items import EXCLUDED_STATUSES, VERIFIED, data_records
 from .prompts import CLAUSES, CONDITIONS, build_request, parse_reply
 
 #: Items sent per batch, per unit of concurrency (a batch is committed at once).
@@ -44,16 +44,6 @@ class PredictResult:
     output_tokens: int = 0
     seconds: float = 0.0
     first_error: str = ""
-
-
-def _records(dataset: Path) -> Iterator[dict[str, Any]]:
-    path = dataset / "data.jsonl" if dataset.is_dir() else dataset
-    if not path.is_file():
-        raise ConfigError(f"{path} not found: give a folder built by `abstain-build transform`")
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                yield json.loads(line)
 
 
 def _wanted(record: dict[str, Any], include_unverified: bool) -> str | None:
@@ -124,7 +114,7 @@ def predict(
     result = PredictResult(out, replies)
     done = _done_ids(out)
     wanted: list[dict[str, Any]] = []
-    for record in _records(dataset):
+    for record in data_records(dataset):
         reason = _wanted(record, include_unverified)
         if reason is not None:
             result.skipped[reason] = result.skipped.get(reason, 0) + 1

@@ -122,6 +122,7 @@ def _run_one(
     inputs: SampleInputs,
     seed: int,
     llm: ModelClient | None = None,
+    verifier: Verifier | None = None,
 ) -> PreviewItem:
     item = PreviewItem(transform=transform, status="ok")
     try:
@@ -147,22 +148,23 @@ def _run_one(
                 # A build would move on to the next transform; the preview shows why.
                 item.status = "still_stated"
                 item.reason = f"re-read gate: {gate.reason()}"
-    if item.status == "ok" and item.output is not None:
-        item.qc = _offline_qc(transform, sample, inputs, item.output)
+    if item.status == "ok" and item.output is not None and verifier is not None:
+        item.qc = _offline_qc(verifier, transform, sample, inputs, item.output)
     return item
 
 
 def _offline_qc(
-    transform: Transform, sample: Sample, inputs: SampleInputs, output: TransformOutput
+    verifier: Verifier,
+    transform: Transform,
+    sample: Sample,
+    inputs: SampleInputs,
+    output: TransformOutput,
 ) -> dict[str, Any]:
     """The offline judges' verdicts, as a build's default QC would give them."""
-    verifier = Verifier(QcSpec(judges=OFFLINE_JUDGES))
     try:
         return verifier.verify(output_item(sample, inputs, transform.name, output)).to_json()
     except Exception as exc:  # shown in the page: the preview is for diagnosis
         return {"status": "error", "judges": [], "error": f"{type(exc).__name__}: {exc}"}
-    finally:
-        verifier.close()
 
 
 def _write_item(
@@ -216,6 +218,7 @@ def preview(
     )
     store = AssetStore(out_dir)
     inputs = SampleInputs(sample, limits or InputLimits())
+    verifier = Verifier(QcSpec(judges=OFFLINE_JUDGES))  # what a build's default QC decides
     try:
         try:
             inputs.validate()
@@ -246,12 +249,13 @@ def preview(
         if client is not None:
             prefetch_rewrites(selection.candidates, sample, inputs, client)
         for transform in selection.candidates:
-            item = _run_one(transform, sample, inputs, seed, client)
+            item = _run_one(transform, sample, inputs, seed, client, verifier)
             if item.output is not None:
                 _write_item(item, store, names, originals, original_paths, pages, inputs.limits.dpi)
             items.append(item)
     finally:
         inputs.close()
+        verifier.close()
         if client is not None:
             client.close()
     order = {t.name: i for i, t in enumerate(chosen)}

@@ -103,6 +103,22 @@ def _item(record: dict[str, Any]) -> Item:
     )
 
 
+def data_path(dataset: Path | str) -> Path:
+    """The ``data.jsonl`` of a built folder (or the file itself); ConfigError if absent."""
+    path = Path(dataset)
+    if path.is_dir():
+        path = path / DATA_FILE
+    if not path.is_file():
+        raise ConfigError(f"{path} not found: give a folder built by `abstain-build transform`")
+    return path
+
+
+def data_records(dataset: Path | str) -> Iterator[dict[str, Any]]:
+    """The records of a built folder's ``data.jsonl``, in order."""
+    for _, record in _records(data_path(dataset)):
+        yield record
+
+
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
@@ -117,11 +133,7 @@ def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def read_items(dataset: Path, *, verified_only: bool = False) -> DatasetItems:
     """The scorable items of ``dataset`` (a built folder, or its data.jsonl)."""
-    path = Path(dataset)
-    if path.is_dir():
-        path = path / DATA_FILE
-    if not path.is_file():
-        raise ConfigError(f"{path} not found: give a folder built by `abstain-build transform`")
+    path = data_path(dataset)
     items: list[Item] = []
     excluded: dict[str, str] = {}
     for number, record in _records(path):

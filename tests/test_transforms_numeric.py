@@ -812,3 +812,33 @@ def test_erasing_numbers_is_no_answer_to_a_count_of_listed_entries(tmp_path: Pat
         run_transform(
             get_registry().get("remove_numeric_tokens")(), sample, SampleInputs(sample), 0
         )
+
+
+def test_a_listed_count_stays_countable_even_where_the_page_prints_the_number(
+    tmp_path: Path,
+) -> None:
+    # Seen on a shared report: "How many strengths and weaknesses are mentioned in
+    # Appendix C?" (['23', '21'] there; 3 and 2 here): the numbers went, every entry stayed.
+    path = make_pdf(
+        tmp_path / "swot.pdf",
+        [
+            (
+                "Appendix C: 3 strengths and 2 weaknesses\nStrengths\nCustomer service\n"
+                "Teamwork\nLeadership",
+                "Weaknesses\nTechnology\nNon-competitive salaries",
+            )
+        ],
+    )
+    sample = Sample(
+        id="swot",
+        source=INFO,
+        question="How many strengths and weaknesses are mentioned in Appendix C?",
+        answer="['3', '2']",
+        answer_format="List",
+        document=DocumentRef(path=path, doc_id=path.name),
+        evidence_pages=(1,),
+    )
+    with pytest.raises(NotApplicable, match="counts entries"):
+        run_transform(
+            get_registry().get("remove_numeric_tokens")(), sample, SampleInputs(sample), 0
+        )

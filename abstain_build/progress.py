@@ -45,6 +45,7 @@ class PhaseProgress:
         self._tasks: dict[str, TaskID] = {}
         self._lines: dict[str, dict[str, float]] = {}  # start, last, done, total, printed
         self._started: dict[str, float] = {}
+        self._details: dict[str, str] = {}
 
     def __enter__(self) -> PhaseProgress:
         if self.mode == "bar":
@@ -66,7 +67,10 @@ class PhaseProgress:
         for phase in list(self._lines):
             self._line(phase, final=True)
 
-    def __call__(self, done: int, total: int | None, phase: str = "build") -> None:
+    def __call__(
+        self, done: int, total: int | None, phase: str = "build", detail: str = ""
+    ) -> None:
+        """``detail``: what else the phase has done so far ("40 calls, 9120 tokens")."""
         label = PHASES.get(phase, phase)
         if self.mode == "bar" and self._bar is not None:
             if label not in self._tasks:
@@ -74,6 +78,7 @@ class PhaseProgress:
                 self._started[label] = time.monotonic()
             elapsed = time.monotonic() - self._started[label]
             rate = f"{done / elapsed:.2f}/s" if done and elapsed > 0 else ""
+            rate = f"{rate}  {detail}" if detail else rate
             self._bar.update(self._tasks[label], completed=done, total=total, rate=rate)
         elif self.mode == "lines":
             now = time.monotonic()
@@ -81,6 +86,7 @@ class PhaseProgress:
                 label, {"start": now, "last": now, "done": 0, "total": 0, "printed": -1}
             )
             state.update(done=done, total=total or 0)
+            self._details[label] = detail
             if now - state["last"] >= self.every or (total and done >= total):
                 self._line(label)
 
@@ -94,5 +100,7 @@ class PhaseProgress:
         rate = f", {done / elapsed:.2f}/s" if done and elapsed > 0 else ""
         of = f"/{total}" if total else ""
         stream: TextIO = self.console.file
-        print(f"{label}: {done}{of}{rate}, {elapsed:.0f} s", file=stream, flush=True)
+        detail = self._details.get(label)
+        extra = f"; {detail}" if detail else ""
+        print(f"{label}: {done}{of}{rate}, {elapsed:.0f} s{extra}", file=stream, flush=True)
         state.update(last=now, printed=done)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -38,10 +39,21 @@ class Action:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds before answering
     usage: tuple[int, int] = (11, 7)  # input, output tokens
+    #: The log-probability of every token of ``text`` (split by ``tokens``), served when
+    #: the request asks for ``logprobs`` on the OpenAI protocol.
+    logprob: float = -0.05
 
 
-def reply(text: str, delay: float = 0.0) -> Action:
-    return Action(text=text, delay=delay)
+def reply(text: str, delay: float = 0.0, logprob: float = -0.05) -> Action:
+    return Action(text=text, delay=delay, logprob=logprob)
+
+
+TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def tokens(text: str) -> list[str]:
+    """How the server splits a reply into tokens: words, runs of space, punctuation."""
+    return TOKEN.findall(text)
 
 
 def error(status: int, message: str = "error", headers: dict[str, str] | None = None) -> Action:
@@ -313,6 +325,21 @@ def _success(received: Received, action: Action, anthropic: bool) -> dict[str, A
                 "index": 0,
                 "message": {"role": "assistant", "content": text},
                 "finish_reason": "stop",
+                "logprobs": (
+                    {
+                        "content": [
+                            {
+                                "token": t,
+                                "logprob": action.logprob,
+                                "bytes": None,
+                                "top_logprobs": [],
+                            }
+                            for t in tokens(text)
+                        ]
+                    }
+                    if received.body.get("logprobs")
+                    else None
+                ),
             }
         ],
         "usage": {

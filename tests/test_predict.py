@@ -156,8 +156,8 @@ def test_the_cli_predicts_resumes_and_refuses_unknown_conditions(
     args = ("predict", str(built), "--model", f"openai:vlm@{server.openai_url}", "-o", str(out))
     done = run_cli(*args, "--limit", "4")
     assert done.returncode == 0, done.stderr
-    assert "predicted 4 of 4 asked" in done.stderr
+    assert "predicted base/standard: 4 of 4 asked" in done.stderr
     again = run_cli(*args, "--limit", "4")
-    assert again.returncode == 0 and "predicted 0 of 0 asked (4 already in" in again.stderr
+    assert again.returncode == 0 and ": 0 of 0 asked (4 already in" in again.stderr
     bad = run_cli(*args, "--condition", "psychic")
     assert bad.returncode == 2 and "--condition 'psychic'" in bad.stderr

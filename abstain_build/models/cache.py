@@ -40,6 +40,10 @@ CREATE TABLE IF NOT EXISTS replies (
     created REAL NOT NULL
 )
 """
+#: Token log-probabilities, apart: rows of the table above keep their shape.
+_LOGPROBS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS logprobs (key TEXT PRIMARY KEY, tokens TEXT NOT NULL)
+"""
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,8 @@ class Reply:
     input_tokens: int = 0
     output_tokens: int = 0
     stop_reason: str | None = None
+    #: Each generated token with its log-probability, when the request asked for them.
+    logprobs: tuple[tuple[str, float], ...] | None = None
 
 
 def cache_key(
@@ -75,6 +81,8 @@ def cache_key(
     }
     if conversation.schema is not None:  # keys of schema-free requests stay as they were
         material["schema"] = conversation.schema.as_json()
+    if conversation.logprobs:  # likewise for requests without log-probabilities
+        material["logprobs"] = True
     blob = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -99,10 +107,14 @@ class ReplyCache:
     def get(self, key: str) -> Reply | None:
         def read(conn: sqlite3.Connection) -> Reply | None:
             row = conn.execute(
-                "SELECT text, input_tokens, output_tokens, stop_reason FROM replies WHERE key = ?",
+                "SELECT r.text, r.input_tokens, r.output_tokens, r.stop_reason, l.tokens"
+                " FROM replies r LEFT JOIN logprobs l ON l.key = r.key WHERE r.key = ?",
                 (key,),
             ).fetchone()
-            return Reply(*row) if row else None
+            if not row:
+                return None
+            tokens = None if row[4] is None else tuple(map(tuple, json.loads(row[4])))
+            return Reply(*row[:4], logprobs=tokens)
 
         return self._with_connection(read)
 
@@ -118,11 +130,14 @@ class ReplyCache:
             reply.stop_reason,
             time.time(),
         )
-        self._with_connection(
-            lambda conn: conn.execute(
-                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row
-            )
-        )
+        tokens = None if reply.logprobs is None else json.dumps(reply.logprobs)
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+            if tokens is not None:
+                conn.execute("INSERT OR REPLACE INTO logprobs VALUES (?, ?)", (key, tokens))
+
+        self._with_connection(write)
 
     def __len__(self) -> int:
         return self._with_connection(
@@ -151,6 +166,7 @@ class ReplyCache:
         with self._borrow() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(_SCHEMA)
+            conn.execute(_LOGPROBS_SCHEMA)
 
     @contextmanager
     def _borrow(self) -> Iterator[sqlite3.Connection]:

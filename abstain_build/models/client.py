@@ -128,7 +128,12 @@ class ModelClient:
             if attempt:
                 self.stats.add(reasks=1)
             conversation = Conversation(
-                request.system, tuple(turns), request.max_tokens, temperature, request.schema
+                request.system,
+                tuple(turns),
+                request.max_tokens,
+                temperature,
+                request.schema,
+                request.logprobs,
             )
             reply = self._reply(conversation, request.purpose, attempt, tally)
             if isinstance(reply, CallFailure):
@@ -147,7 +152,14 @@ class ModelClient:
                 turns.append(Turn("assistant", reply.text if reply.text.strip() else EMPTY_REPLY))
                 turns.append(Turn("user", REASK.format(error=error)))
                 continue
-            return tally.result(self.label, request.purpose, ok=True, value=value, raw=reply.text)
+            return tally.result(
+                self.label,
+                request.purpose,
+                ok=True,
+                value=value,
+                raw=reply.text,
+                logprobs=reply.logprobs,
+            )
         message = f"no parseable reply in {self.options.max_reasks + 1} asks; last error: {error}"
         return self._failed(request, tally, "unparseable", message)
 
@@ -230,6 +242,7 @@ class ModelClient:
                     reply.input_tokens,
                     reply.output_tokens,
                     reply.stop_reason,
+                    reply.logprobs,
                 )
             self.stats.error(failure.kind)
             if failure.fatal:

@@ -63,6 +63,8 @@ class OpenAIBackend:
         }
         if conversation.temperature is not None:
             kwargs["temperature"] = conversation.temperature
+        if conversation.logprobs:
+            kwargs["logprobs"] = True
         if conversation.schema is None:
             return self._create(kwargs)
         schema = conversation.schema.as_json()
@@ -123,10 +125,28 @@ class OpenAIBackend:
             input_tokens=as_int(getattr(usage, "prompt_tokens", 0)),
             output_tokens=as_int(getattr(usage, "completion_tokens", 0)),
             stop_reason=getattr(choices[0], "finish_reason", None),
+            logprobs=_token_logprobs(getattr(choices[0], "logprobs", None)),
         )
 
     def close(self) -> None:
         self._client.close()
+
+
+def _token_logprobs(logprobs: object) -> tuple[tuple[str, float], ...] | None:
+    """``choices[0].logprobs.content`` as (token, log-probability) pairs; None when the
+    server sent none (most servers, unless asked; some never)."""
+    content = getattr(logprobs, "content", None)
+    if not content:
+        return None
+    pairs = []
+    for entry in content:
+        token, value = getattr(entry, "token", None), getattr(entry, "logprob", None)
+        if not isinstance(token, str) or isinstance(value, bool):
+            return None
+        if not isinstance(value, int | float):
+            return None
+        pairs.append((token, float(value)))
+    return tuple(pairs)
 
 
 def _message(turn: Turn) -> dict[str, Any]:

@@ -61,6 +61,8 @@ class ModelRequest:
     temperature: float | None = 0.0
     #: The reply's JSON shape, for servers that can enforce it; None for free text.
     schema: ReplySchema | None = None
+    #: Ask for each generated token's log-probability (OpenAI-compatible servers only).
+    logprobs: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "images", tuple(self.images))
@@ -86,3 +88,4 @@ class Conversation:
     max_tokens: int
     temperature: float | None
     schema: ReplySchema | None = None
+    logprobs: bool = False

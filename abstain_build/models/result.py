@@ -31,6 +31,9 @@ class ModelResult(Generic[T]):
     asks: int = 0  # replies obtained: 1 + re-asks after unparseable replies
     input_tokens: int = 0
     output_tokens: int = 0
+    #: The parsed reply's tokens with their log-probabilities, when they were asked for and
+    #: the server sent them.
+    logprobs: tuple[tuple[str, float], ...] | None = None
 
     def unwrap(self) -> T:
         """The value, or ``ModelError`` with the failure message."""

@@ -48,8 +48,42 @@ CLAUSE = {
 }
 
 
-def system_prompt(condition: str, clause: str) -> str:
-    return " ".join([TASK, FORMAT[condition == "vconf"], INSTRUCTION[condition], CLAUSE[clause]])
+#: Appended to the system prompt in a later round of the iterative multi-agent system.
+FEEDBACK = (
+    "A reviewer rejected your previous answer to this question and said: {feedback}"
+    " Take that into account."
+)
+
+
+def system_prompt(condition: str, clause: str, feedback: str | None = None) -> str:
+    parts = [TASK, FORMAT[condition == "vconf"], INSTRUCTION[condition], CLAUSE[clause]]
+    if feedback:
+        parts.append(FEEDBACK.format(feedback=" ".join(feedback.split())))
+    return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Item:
+    """What every prompt shows of one item."""
+
+    question: str
+    options: tuple[str, ...] = ()
+    images: tuple[ImageInput, ...] = ()
+    #: The document's page numbers of the images, for document items.
+    pages: tuple[int, ...] = ()
+
+    def lines(self) -> list[str]:
+        """Question, lettered options and which pages the images are."""
+        lines = ["Question:", self.question.strip()]
+        if self.options:
+            lines += ["", "Options:"]
+            lines += [f"{chr(65 + i)}. {option}" for i, option in enumerate(self.options[:26])]
+        if self.pages:
+            lines += [
+                "",
+                f"The attached images are pages {', '.join(map(str, self.pages))} of the document.",
+            ]
+        return lines
 
 
 def build_request(
@@ -62,18 +96,20 @@ def build_request(
     pages: Sequence[int] = (),
     max_tokens: int = MAX_TOKENS,
     temperature: float = TEMPERATURE,
+    feedback: str | None = None,
+    variant: str = "",
+    logprobs: bool = False,
 ) -> ModelRequest:
-    """The request for one item under one condition and clause."""
-    lines = ["Question:", question.strip()]
+    """The request for one item under one condition and clause.
+
+    ``feedback``: a reviewer's, from the previous round (multi-agent). ``variant`` tells
+    apart requests whose text is the same but whose replies must not be (the samples of
+    self-consistency); it is part of the cache key only.
+    """
+    item = Item(question, tuple(options), tuple(images), tuple(pages))
+    lines = item.lines()
     if options:
-        lines += ["", "Options:"]
-        lines += [f"{chr(65 + i)}. {option}" for i, option in enumerate(options[:26])]
         lines += ["", "Give the letter of the option as the answer (or abstain as told)."]
-    if pages:
-        lines += [
-            "",
-            f"The attached images are pages {', '.join(map(str, pages))} of the document.",
-        ]
     properties: dict[str, object] = {
         "explanation": {"type": "string"},
         "answer": {"type": "string"},
@@ -82,12 +118,13 @@ def build_request(
         properties["confidence"] = {"type": "integer", "enum": [1, 2, 3, 4, 5]}
     return ModelRequest(
         text="\n".join(lines),
-        purpose=f"{PURPOSE}/{condition}/{clause}",
-        system=system_prompt(condition, clause),
+        purpose=f"{PURPOSE}/{condition}/{clause}" + (f"/{variant}" if variant else ""),
+        system=system_prompt(condition, clause, feedback),
         images=tuple(images),
         max_tokens=max_tokens,
         temperature=temperature,
         schema=object_schema("prediction", properties),
+        logprobs=logprobs,
     )
 
 

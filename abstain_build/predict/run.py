@@ -1,11 +1,13 @@
 """Asking a model every item of a built dataset, resumably, and writing what ``eval`` reads.
 
-``OUT`` gets one line per answered item, ``{"id", "response"}`` (and ``"confidence"``
-under vconf), appended and fsync'd in batches; ``OUT.replies.jsonl`` gets one line per
-item asked, with the raw reply, tokens, calls and seconds (failures too, with why). A
-killed or failed run is resumed by the same command: items already in ``OUT`` are not
-asked again, failed ones are. Replies are cached (``OUT.cache.sqlite``), so a rerun with
-``--overwrite`` costs no calls either.
+``OUT`` gets one line per answered item, ``{"id", "response", "method"}`` (and
+``"confidence"`` under vconf, ``"probability"`` for P(True) and MaxProb, ``"mas"`` for the
+multi-agent systems, ``"votes"`` for self-consistency), appended and fsync'd in batches.
+``OUT.replies.jsonl`` gets one line per item asked: every model step's raw reply, tokens,
+calls, whether it was cached, the seconds, and failures with why. ``OUT.summary.json``
+adds it all up (calls, tokens, cost, wall time per run). A killed or failed run is resumed
+by the same command: items already in ``OUT`` are not asked again, failed ones are.
+Replies are cached (``OUT.cache.sqlite``), so a rerun with ``--overwrite`` costs no calls.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,8 +25,13 @@ from typing import Any
 from ..errors import ConfigError
 from ..models import ClientOptions, ModelClient
 from ..schema import record_kind
+from ..scoring.abstention import build_matcher
 from ..scoring.items import EXCLUDED_STATUSES, VERIFIED, data_records
-from .prompts import CLAUSES, CONDITIONS, build_request, parse_reply
+from .agents import SYSTEMS
+from .context import Context, Outcome, StepFailed
+from .methods import ANCHORS, BASELINES, method_for
+from .prompts import CLAUSES, CONDITIONS, MAX_TOKENS, Item
+from .summary import write_summary
 
 #: Items sent per batch, per unit of concurrency (a batch is committed at once).
 BATCH_PER_SLOT = 4
@@ -33,6 +41,7 @@ BATCH_PER_SLOT = 4
 class PredictResult:
     out: Path
     replies: Path
+    method: str = ""
     asked: int = 0
     answered: int = 0
     failed: int = 0
@@ -44,6 +53,29 @@ class PredictResult:
     output_tokens: int = 0
     seconds: float = 0.0
     first_error: str = ""
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def method_label(condition: str, clause: str, system: str, baseline: str | None) -> str:
+    """How predictions files name what produced them (eval's comparison table shows it)."""
+    if baseline and baseline != "verbal-confidence":
+        return baseline
+    cell = f"{condition}/{clause}"
+    return cell if system == "standalone" else f"{system} {cell}"
+
+
+def _check(condition: str, clause: str, system: str, baseline: str | None) -> None:
+    for name, value, allowed in (
+        ("--condition", condition, CONDITIONS),
+        ("--clause", clause, CLAUSES),
+        ("--system", system, SYSTEMS),
+    ):
+        if value not in allowed:
+            raise ConfigError(f"{name} {value!r}: expected one of {', '.join(allowed)}")
+    if baseline is not None and baseline not in BASELINES:
+        raise ConfigError(f"--baseline {baseline!r}: expected one of {', '.join(BASELINES)}")
+    if baseline is not None and system != "standalone":
+        raise ConfigError("--baseline runs one model on its own: leave out --system")
 
 
 def _wanted(record: dict[str, Any], include_unverified: bool) -> str | None:
@@ -86,32 +118,44 @@ def _append(path: Path, lines: list[dict[str, Any]]) -> None:
 
 def predict(
     dataset: Path | str,
-    model: str,
+    model: str | None,
     out: Path | str,
     *,
     condition: str = "base",
     clause: str = "standard",
+    system: str = "standalone",
+    baseline: str | None = None,
     concurrency: int = 4,
     limit: int | None = None,
     include_unverified: bool = False,
     overwrite: bool = False,
+    seed: int = 0,
+    max_tokens: int = MAX_TOKENS,
+    price: tuple[float, float] | None = None,
     options: ClientOptions | None = None,
-    progress: Callable[[int, int | None], None] | None = None,
+    progress: Callable[[int, int | None, str], None] | None = None,
 ) -> PredictResult:
-    """Ask ``model`` every wanted item of ``dataset``; see the module docstring."""
-    if condition not in CONDITIONS:
-        raise ConfigError(f"--condition {condition!r}: expected one of {', '.join(CONDITIONS)}")
-    if clause not in CLAUSES:
-        raise ConfigError(f"--clause {clause!r}: expected one of {', '.join(CLAUSES)}")
+    """Ask ``model`` every wanted item of ``dataset``; see the module docstring.
+
+    ``baseline`` replaces the standalone model with one of ``BASELINES``; the degenerate
+    anchors need no model. ``price``: US dollars per million input and output tokens.
+    """
+    if baseline == "verbal-confidence":
+        condition = "vconf"
+    _check(condition, clause, system, baseline)
+    if model is None and baseline not in ANCHORS:
+        raise ConfigError("--model is required (only the anchors' baselines run without one)")
+    label = method_label(condition, clause, system, baseline)
+    method = method_for(system, baseline)
     started = time.perf_counter()
     dataset, out = Path(dataset), Path(out)
     root = dataset if dataset.is_dir() else dataset.parent
     replies = out.with_name(out.name + ".replies.jsonl")
     if overwrite:
-        out.unlink(missing_ok=True)
-        replies.unlink(missing_ok=True)
+        for path in (out, replies, out.with_name(out.name + ".summary.json")):
+            path.unlink(missing_ok=True)
     out.parent.mkdir(parents=True, exist_ok=True)
-    result = PredictResult(out, replies)
+    result = PredictResult(out, replies, method=label)
     done = _done_ids(out)
     wanted: list[dict[str, Any]] = []
     for record in data_records(dataset):
@@ -128,59 +172,89 @@ def predict(
     settings = replace(options or ClientOptions(), concurrency=concurrency)
     if settings.cache_path is None:
         settings = replace(settings, cache_path=out.with_name(out.name + ".cache.sqlite"))
-    with ModelClient(model, settings) as client:
-        batch = max(1, concurrency * BATCH_PER_SLOT)
+    matcher = build_matcher()
+    needs_model = baseline not in ANCHORS
+    with ModelClient(model, settings) if needs_model and model else nullcontext() as client:
 
-        def ask(record: dict[str, Any]) -> tuple[dict[str, Any], Any, float]:
+        def ask(record: dict[str, Any]) -> tuple[dict[str, Any], Context, Outcome | str, float]:
             images = tuple((root / path).read_bytes() for path in record.get("images") or [])
             pages = (record.get("evidence_pages") or ()) if record.get("document") else ()
-            request = build_request(
-                record["question"],
-                record.get("options") or (),
-                images,
-                condition=condition,
-                clause=clause,
-                pages=pages,
+            item = Item(
+                record["question"], tuple(record.get("options") or ()), images, tuple(pages)
             )
+            ctx = Context(record, item, client, matcher, condition, clause, seed, max_tokens)
             began = time.monotonic()
-            reply = client.ask(request, lambda text: parse_reply(text, condition))
-            return record, reply, time.monotonic() - began
+            try:
+                outcome: Outcome | str = method(ctx)
+            except StepFailed as failure:
+                outcome = str(failure)
+            return record, ctx, outcome, time.monotonic() - began
 
+        batch = max(1, concurrency * BATCH_PER_SLOT)
+        if progress:
+            progress(0, len(wanted), "")  # the clock of the calls/s starts here
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="predict") as pool:
             for start in range(0, len(wanted), batch):
                 answered, logged = [], []
-                for record, reply, seconds in pool.map(ask, wanted[start : start + batch]):
+                for record, ctx, outcome, seconds in pool.map(ask, wanted[start : start + batch]):
+                    trace = ctx.trace
                     result.asked += 1
-                    result.calls += reply.calls
-                    result.input_tokens += reply.input_tokens
-                    result.output_tokens += reply.output_tokens
+                    result.calls += trace.calls
+                    result.input_tokens += trace.input_tokens
+                    result.output_tokens += trace.output_tokens
+                    failed = isinstance(outcome, str)
                     logged.append(
                         {
                             "id": record["id"],
-                            "ok": reply.ok,
-                            "raw": reply.raw,
-                            "error": reply.error,
-                            "calls": reply.calls,
-                            "cached": reply.cached,
-                            "input_tokens": reply.input_tokens,
-                            "output_tokens": reply.output_tokens,
+                            "method": label,
+                            "ok": not failed,
+                            "error": outcome if failed else None,
+                            "steps": trace.steps,
+                            "calls": trace.calls,
+                            "input_tokens": trace.input_tokens,
+                            "output_tokens": trace.output_tokens,
+                            "billed_input_tokens": trace.billed_input_tokens,
+                            "billed_output_tokens": trace.billed_output_tokens,
                             "seconds": round(seconds, 3),
+                            **({} if failed else outcome.log),
                         }
                     )
-                    if not reply.ok:
+                    if isinstance(outcome, str):
                         result.failed += 1
-                        result.first_error = result.first_error or str(reply.error)
+                        result.first_error = result.first_error or outcome
                         continue
-                    line: dict[str, Any] = {"id": record["id"], "response": reply.value.response}
-                    if reply.value.confidence is not None:
-                        line["confidence"] = reply.value.confidence
-                    answered.append(line)
+                    answered.append(outcome.line(record["id"], label))
                 _append(replies, logged)
                 _append(out, answered)
                 result.answered += len(answered)
                 if progress:
-                    progress(result.asked, len(wanted))
-                if client.fatal_error:
+                    elapsed = max(time.perf_counter() - started, 1e-9)
+                    detail = (
+                        f"{result.calls} calls ({result.calls / elapsed:.2f}/s),"
+                        f" {result.input_tokens + result.output_tokens} tokens"
+                    )
+                    progress(result.asked, len(wanted), detail)
+                if client is not None and client.fatal_error:
                     raise ConfigError(f"{model} cannot be used: {client.fatal_error}")
     result.seconds = time.perf_counter() - started
+    result.summary = write_summary(
+        out,
+        replies,
+        method=label,
+        model=model,
+        concurrency=concurrency,
+        wall_seconds=result.seconds,
+        calls=result.calls,
+        price=price,
+    )
     return result
+
+
+def grid_paths(out: Path) -> dict[tuple[str, str], Path]:
+    """The six files of ``--grid``: OUT's stem with ``.<condition>-<clause>`` added."""
+    suffix = out.suffix or ".jsonl"
+    return {
+        (condition, clause): out.with_name(f"{out.stem}.{condition}-{clause}{suffix}")
+        for condition in CONDITIONS
+        for clause in CLAUSES
+    }

@@ -767,8 +767,11 @@ def audit(
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="A dataset folder built by `transform`.")],
     predictions: Annotated[
-        Path,
-        typer.Argument(help='JSONL, one {"id", "response", optional "confidence" 1-5} per line.'),
+        list[Path],
+        typer.Argument(
+            help='JSONL, one {"id", "response", optional "confidence" 1-5 or "probability"'
+            " 0-1} per line; several files: scored side by side."
+        ),
     ],
     by: Annotated[
         str,
@@ -795,7 +798,8 @@ def eval_command(
         typer.Option(
             "--out",
             help="Where report.json, items.jsonl and the chart go"
-            " (default: DATASET/eval/<predictions name>).",
+            " (default: DATASET/eval/<predictions name>; with several files, a folder"
+            " per file under --out).",
         ),
     ] = None,
     response_key: Annotated[
@@ -825,20 +829,56 @@ def eval_command(
     try:
         matcher = build_matcher(phrase_files)
         items = read_items(dataset, verified_only=verified_only)
-        answers = read_predictions(predictions, response_key)
+        files = [(path, read_predictions(path, response_key)) for path in predictions]
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    evaluation = evaluate(items, answers, matcher, phrase_files=phrase_files)
-    target = out_dir or items.path.parent / "eval" / predictions.stem
-    data = write_outputs(evaluation, target)
-    if as_json:
-        print(json.dumps({**data, "written": str(target)}, ensure_ascii=False))
+    names = _distinct_stems(predictions)
+    runs = []
+    for (path, answers), name in zip(files, names, strict=True):
+        evaluation = evaluate(
+            items, answers, matcher, phrase_files=phrase_files, predictions_path=path
+        )
+        if len(files) == 1:
+            target = out_dir or items.path.parent / "eval" / name
+        else:
+            target = (out_dir or items.path.parent / "eval") / name
+        runs.append((name, write_outputs(evaluation, target), target))
+    console = out if out.is_terminal else Console(width=max(out.width, 140))
+    if len(runs) == 1:
+        _, data, target = runs[0]
+        if as_json:
+            print(json.dumps({**data, "written": str(target)}, ensure_ascii=False))
+        else:
+            print_report(console, data, by, target)
     else:
-        console = out if out.is_terminal else Console(width=max(out.width, 140))
-        print_report(console, data, by, target)
-    problems = data["problems"]
-    if strict and any(problems[k] for k in ("missing", "extra", "lines")):
+        from .scoring.compare import comparison_rows, comparison_table
+
+        rows = comparison_rows([(name, data) for name, data, _ in runs])
+        if as_json:
+            payload = {
+                "comparison": rows,
+                "runs": [{**data, "written": str(target)} for _, data, target in runs],
+            }
+            print(json.dumps(payload, ensure_ascii=False))
+        else:
+            console.print(comparison_table(rows))
+            for name, _, target in runs:
+                console.print(f"{name}: {target / 'report.json'}", highlight=False)
+    if strict and any(
+        data["problems"][k] for _, data, _ in runs for k in ("missing", "extra", "lines")
+    ):
         raise typer.Exit(1)
+
+
+def _distinct_stems(paths: list[Path]) -> list[str]:
+    """A name per predictions file: its stem, numbered when two files share one."""
+    stems = [path.stem for path in paths]
+    seen: dict[str, int] = {}
+    names = []
+    for stem in stems:
+        seen[stem] = seen.get(stem, 0) + 1
+        names.append(stem if stems.count(stem) == 1 else f"{stem}-{seen[stem]}")
+    return names
 
 
 @app.command()

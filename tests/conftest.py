@@ -132,6 +132,17 @@ def no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(scope="session")
+def predict_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The MMMU fixture built once (seed 2): originals and QC-accepted counterparts, for the
+    tests of ``predict`` and ``eval``. Read-only: copy it before changing anything."""
+    from abstain_build import BuildConfig, build
+
+    out = tmp_path_factory.mktemp("predict") / "mmmu"
+    build(BuildConfig(source=str(FIXTURES / "mmmu"), out=str(out), seed=2))
+    return out
+
+
 @pytest.fixture
 def server() -> Iterator[ModelServer]:
     """A real HTTP server on 127.0.0.1 speaking the OpenAI and Anthropic protocols."""

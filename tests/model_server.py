@@ -104,6 +104,17 @@ class Received:
     def messages(self) -> list[dict[str, Any]]:
         return self.body.get("messages", [])
 
+    @property
+    def system(self) -> str:
+        """The system prompt, from either protocol ("" when none)."""
+        system = self.body.get("system")
+        if isinstance(system, str):
+            return system
+        if isinstance(system, list):
+            return "".join(block.get("text", "") for block in system)
+        first = self.messages[0] if self.messages else {}
+        return first.get("content", "") if first.get("role") == "system" else ""
+
     def texts(self, role: str = "user") -> list[str]:
         """The text of every ``role`` turn, in order (string or text parts joined)."""
         out = []
@@ -164,6 +175,8 @@ class ModelServer:
         #: validation message, as from llama-cpp-python's server, which takes only
         #: ``json_object`` (its schema beside the type).
         self.response_formats: set[str] | None = None
+        #: False: ``logprobs`` in a request is ignored, as by servers that cannot send them.
+        self.logprobs_supported = True
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -262,7 +275,7 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
             else:
                 anthropic = received.path == ANTHROPIC_PATH
                 data = (
-                    _success(received, action, anthropic)
+                    _success(received, action, anthropic, server.logprobs_supported)
                     if action.status == 200
                     else _failure(received, action, anthropic)
                 )
@@ -281,7 +294,9 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def _success(received: Received, action: Action, anthropic: bool) -> dict[str, Any]:
+def _success(
+    received: Received, action: Action, anthropic: bool, logprobs: bool = True
+) -> dict[str, Any]:
     text = action.text.replace("{auth}", received.credential)
     model = received.body.get("model", "unknown")
     tokens_in, tokens_out = action.usage
@@ -337,7 +352,7 @@ def _success(received: Received, action: Action, anthropic: bool) -> dict[str, A
                             for t in tokens(text)
                         ]
                     }
-                    if received.body.get("logprobs")
+                    if received.body.get("logprobs") and logprobs
                     else None
                 ),
             }

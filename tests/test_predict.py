@@ -19,11 +19,9 @@ from .model_server import ModelServer, Received, error, reply
 pytestmark = pytest.mark.usefixtures("no_real_keys")
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("predict") / "mmmu"
-    build(BuildConfig(source=str(FIXTURES / "mmmu"), out=str(out), seed=2))
-    return out
+@pytest.fixture
+def built(predict_dataset: Path) -> Path:
+    return predict_dataset
 
 
 def asked(root: Path, include_unverified: bool = False) -> list[dict]:

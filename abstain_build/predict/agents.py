@@ -39,8 +39,11 @@ DECISION_TEXT = {
 }
 
 
-def verifier_request(item: Item, candidate: Reply, *, final_round: bool) -> ModelRequest:
-    """The Verifier's request; ``final_round`` leaves out the revision decision."""
+def verifier_request(
+    item: Item, candidate: Reply, *, final_round: bool, round: int = 1
+) -> ModelRequest:
+    """The Verifier's request; ``final_round`` leaves out the revision decision. Each
+    ``round`` is its own request (and cache entry), even for an unchanged candidate."""
     decisions = [APPROVE, ABSTAIN_DECISION] + ([] if final_round else [REVISE])
     system = " ".join(
         [
@@ -66,7 +69,7 @@ def verifier_request(item: Item, candidate: Reply, *, final_round: bool) -> Mode
     )
     return ModelRequest(
         text="\n".join(lines),
-        purpose=f"{VERIFIER_PURPOSE}/{'final' if final_round else 'open'}",
+        purpose=f"{VERIFIER_PURPOSE}/{'final' if final_round else 'open'}/round-{round}",
         system=system,
         images=item.images,
         max_tokens=MAX_TOKENS,

@@ -76,7 +76,10 @@ def multi_agent(rounds: int) -> Method:
         state = Rounds(decisions=[], feedback=[])
         feedback: str | None = None
         for number in range(1, rounds + 1):
-            candidate = _reply(ctx, f"reasoner-{number}", feedback=feedback).value
+            # Round 1 is the standalone request (its cached reply is shared with a standalone
+            # run); later rounds are new requests even when the feedback repeats itself.
+            variant = f"round-{number}" if number > 1 else ""
+            candidate = _reply(ctx, f"reasoner-{number}", feedback=feedback, variant=variant).value
             if ctx.abstained(candidate):
                 state.decisions.append("REASONER_ABSTAINED")
                 state.reasoner_answered = False
@@ -85,7 +88,7 @@ def multi_agent(rounds: int) -> Method:
             final_round = number == rounds
             review = ctx.ask(
                 f"verifier-{number}",
-                verifier_request(ctx.item, candidate, final_round=final_round),
+                verifier_request(ctx.item, candidate, final_round=final_round, round=number),
                 review_parser(final_round),
             ).value
             state.decisions.append(review.decision)

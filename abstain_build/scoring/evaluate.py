@@ -13,6 +13,7 @@ from .answers import Grade, grade
 from .items import DatasetItems, Item
 from .metrics import Confusion
 from .predictions import Prediction, Predictions
+from .selective import mas_metrics, method_of, probability_sweep
 
 #: ``blind``: the blind check's verdict on the item's source ("knowledge": answerable without
 #: its evidence; "evidence"; "unchecked" for datasets built without it): a model's accuracy
@@ -231,6 +232,7 @@ class Evaluation:
     phrase_files: list[str] = field(default_factory=list)
     #: Answer-changed items, scored apart (:func:`answer_changed_metrics`).
     changed: list[Scored] = field(default_factory=list)
+    predictions_path: str | None = None
 
     @property
     def overall(self) -> Confusion:
@@ -251,6 +253,8 @@ class Evaluation:
         items = self.dataset.items
         return {
             "dataset": str(self.dataset.path),
+            "predictions": self.predictions_path,
+            "method": method_of(self.scored),
             "items": {
                 "in_dataset": len(items),
                 "scored": len(self.scored),
@@ -269,6 +273,8 @@ class Evaluation:
             "pairs": pair_metrics(self.scored),
             "answer_changed": answer_changed_metrics(self.changed),
             "confidence_sweep": sweep(self.scored),
+            "probability_sweep": probability_sweep(self.scored),
+            "mas": mas_metrics(self.scored),
             "answers": {
                 "rules": dict(sorted(rules.items())),
                 "unreadable_on_answerable": self.unreadable_answers(),
@@ -296,6 +302,7 @@ def evaluate(
     *,
     phrase_files: Sequence[Path] = (),
     progress: Callable[[int, int], None] | None = None,
+    predictions_path: Path | None = None,
 ) -> Evaluation:
     """Score every item that has a prediction; report the rest instead of dropping it."""
     by_id = predictions.by_id
@@ -324,4 +331,5 @@ def evaluate(
         phrases=len(matcher.phrases),
         phrase_files=[str(p) for p in phrase_files],
         changed=changed,
+        predictions_path=None if predictions_path is None else str(predictions_path),
     )

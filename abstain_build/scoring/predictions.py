@@ -1,6 +1,9 @@
 """Reading a predictions file: one JSON object per line, ``id`` and ``response``.
 
-``confidence`` (1-5, optional) feeds the threshold sweep. Nothing is dropped silently:
+``confidence`` (1-5, optional) feeds the threshold sweep; ``probability`` (0-1, optional:
+P(True), MaxProb) feeds the probability sweep and RC-AUC. ``method`` names what produced
+the line (``abstain-build predict`` writes it); ``mas`` holds a multi-agent run's rounds
+and whether the Verifier overrode the Reasoner. Nothing is dropped silently:
 malformed lines, missing fields, bad confidences and repeated ids are collected as
 problems with their line numbers; the first prediction of a repeated id is the one used.
 """
@@ -16,6 +19,7 @@ from typing import Any
 from ..errors import ConfigError
 
 CONFIDENCE_RANGE = (1.0, 5.0)
+PROBABILITY_RANGE = (0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,10 @@ class Prediction:
     response: str
     confidence: float | None
     line: int
+    probability: float | None = None
+    method: str | None = None
+    #: ``{"rounds", "decisions", "reasoner_answered", "overridden"}`` of a multi-agent run.
+    mas: dict[str, Any] | None = None
 
 
 @dataclass
@@ -33,18 +41,20 @@ class Predictions:
     problems: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _confidence(value: Any) -> tuple[float | None, str | None]:
+def _number(
+    value: Any, name: str = "confidence", bounds: tuple[float, float] = CONFIDENCE_RANGE
+) -> tuple[float | None, str | None]:
     if value is None:
         return None, None
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None, f"confidence {value!r} is not a number; ignored"
+        return None, f"{name} {value!r} is not a number; ignored"
     try:
         number = float(value)
     except ValueError:
-        return None, f"confidence {value!r} is not a number; ignored"
-    low, high = CONFIDENCE_RANGE
+        return None, f"{name} {value!r} is not a number; ignored"
+    low, high = bounds
     if not math.isfinite(number) or not low <= number <= high:
-        return None, f"confidence {value!r} is outside 1-5; ignored"
+        return None, f"{name} {value!r} is outside {low:g}-{high:g}; ignored"
     return number, None
 
 
@@ -97,8 +107,20 @@ def read_predictions(path: Path, response_key: str = "response") -> Predictions:
                 {"line": number, "id": item_id, "problem": f"repeated id; line {first} is used"}
             )
             continue
-        confidence, problem = _confidence(row.get("confidence"))
-        if problem:
-            result.problems.append({"line": number, "id": item_id, "problem": problem})
-        result.by_id[item_id] = Prediction(item_id, response, confidence, number)
+        confidence, problem = _number(row.get("confidence"))
+        probability, problem_p = _number(row.get("probability"), "probability", PROBABILITY_RANGE)
+        for text in (problem, problem_p):
+            if text:
+                result.problems.append({"line": number, "id": item_id, "problem": text})
+        method = row.get("method")
+        mas = row.get("mas")
+        result.by_id[item_id] = Prediction(
+            item_id,
+            response,
+            confidence,
+            number,
+            probability=probability,
+            method=method if isinstance(method, str) and method else None,
+            mas=mas if isinstance(mas, dict) else None,
+        )
     return result

@@ -80,6 +80,53 @@ def sweep_table(block: dict[str, Any]) -> Table:
     return table
 
 
+def probability_table(block: dict[str, Any]) -> Table:
+    auc = block["rc_auc"]
+    aurc = block["aurc"]
+    table = Table(
+        title=f"Probability sweep: {block['rule']}"
+        f" ({block['with_probability']} responses with a probability);"
+        f" RC-AUC {'undefined' if auc is None else f'{auc:.3f}'} (0.5 = chance),"
+        f" AURC {'-' if aurc is None else f'{aurc:.3f}'} (lower is better)",
+        title_justify="left",
+        caption="* oracle: the best MCC over every threshold, on these same items (an upper bound)",
+        caption_justify="left",
+    )
+    for column in ("tau", "AAC %", "UAC %", "AR %", "MCC"):
+        table.add_column(column, justify="right")
+    rows = [*block["rows"]]
+    oracle = block["oracle"]
+    for row in rows:
+        table.add_row(
+            f"{row['tau']:g}",
+            percent(row["AAC"]),
+            percent(row["UAC"]),
+            percent(row["AR"]),
+            mcc_text(row["MCC"]),
+        )
+    if oracle is not None:
+        table.add_row(
+            f"{oracle['tau']:.4g} *",
+            percent(oracle["AAC"]),
+            percent(oracle["UAC"]),
+            percent(oracle["AR"]),
+            mcc_text(oracle["MCC"]),
+        )
+    return table
+
+
+def mas_line(block: dict[str, Any]) -> str:
+    rate = block["override_rate"]
+    decisions = ", ".join(f"{k} {v}" for k, v in block["decisions"].items())
+    return (
+        f"[bold]Multi-agent[/]: {block['items']} items, {block['mean_rounds']:.2f} rounds on"
+        f" average; the Reasoner answered {block['reasoner_answered']}, the Verifier overrode"
+        f" {block['overridden']} ({'-' if rate is None else f'{100 * rate:.1f}%'} override"
+        f" rate: {block['overridden_answerable']} answerable, {block['overridden_unanswerable']}"
+        f" unanswerable); {block['revised_items']} item(s) revised; decisions: {decisions}"
+    )
+
+
 def _some(ids: Sequence[str]) -> str:
     shown = ", ".join(ids[:SHOW_IDS])
     return shown + (f", ... ({len(ids) - SHOW_IDS} more)" if len(ids) > SHOW_IDS else "")
@@ -90,6 +137,8 @@ def print_report(console: Console, data: dict[str, Any], by: str, written: Path 
     items = data["items"]
     excluded = ", ".join(f"{k} {v}" for k, v in items["excluded_by_status"].items())
     statuses = ", ".join(f"{k} {v}" for k, v in items["unanswerable_by_status"].items())
+    if data.get("method"):
+        console.print(f"[bold]method[/] {data['method']}", highlight=False)
     console.print(
         f"[bold]scored[/] {items['scored']} of {items['in_dataset']} items"
         f" ({items['answerable']} answerable, {items['unanswerable']} unanswerable"
@@ -128,6 +177,10 @@ def print_report(console: Console, data: dict[str, Any], by: str, written: Path 
         )
     if data["confidence_sweep"]:
         console.print(sweep_table(data["confidence_sweep"]))
+    if data.get("probability_sweep"):
+        console.print(probability_table(data["probability_sweep"]))
+    if data.get("mas"):
+        console.print(mas_line(data["mas"]), highlight=False)
     answers = data["answers"]
     rules = ", ".join(f"{k} {v}" for k, v in answers["rules"].items()) or "none"
     console.print(

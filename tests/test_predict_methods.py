@@ -1,0 +1,409 @@
+"""predict's grid, multi-agent systems and abstention baselines, end to end through eval,
+against the local OpenAI- and Anthropic-protocol server (scripted replies, images checked
+to arrive, log-probabilities served)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from abstain_build.predict import grid_paths, predict
+from abstain_build.predict.agents import REVISE, VERIFIER_TASK
+from abstain_build.predict.prompts import ABSTAIN, CLAUSE, FEEDBACK, INSTRUCTION, system_prompt
+from abstain_build.predict.scores import COT_ABSTENTION_SYSTEM, PTRUE_SYSTEM
+
+from .conftest import ROOT, read_jsonl, run_cli
+from .model_server import ModelServer, Received, reply
+
+pytestmark = pytest.mark.usefixtures("no_real_keys")
+
+
+def asked(root: Path) -> list[dict]:
+    """The records predict asks: originals, answer-changed items, accepted counterparts."""
+    return [
+        r
+        for r in read_jsonl(root / "data.jsonl")
+        if r["answerable"] or r["qc"]["status"] == "accepted"
+    ]
+
+
+def dark(received: Received) -> bool:
+    """The fixture's counterparts are darkened or masked: a crude reader of what arrives."""
+    return any(np.asarray(p.convert("L")).mean() < 90 for p in received.images())
+
+
+def answer(text: str, **extra: object):
+    return reply(json.dumps({"explanation": "from the figure", "answer": text, **extra}))
+
+
+def evaluate_json(dataset: Path, *files: Path) -> dict:
+    report = run_cli("eval", str(dataset), *map(str, files), "--json")
+    assert report.returncode == 0, report.stderr
+    return json.loads(report.stdout)
+
+
+def test_the_grid_asks_all_six_cells_and_eval_sets_them_side_by_side(
+    predict_dataset: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    def respond(received: Received):
+        confidence = (
+            {"confidence": 2 if dark(received) else 4} if "confidence" in received.system else {}
+        )
+        return answer(ABSTAIN if dark(received) else "A", **confidence)
+
+    server.responder = respond
+    out = tmp_path / "grid.jsonl"
+    args = ["predict", str(predict_dataset), "--model", f"openai:vlm@{server.openai_url}"]
+    done = run_cli(*args, "-o", str(out), "--grid", "--limit", "5", "--concurrency", "2")
+    assert done.returncode == 0, done.stderr
+    files = grid_paths(out)
+    assert len(files) == 6 and all(path.exists() for path in files.values())
+    systems = Counter(r.system for r in server.requests)
+    assert len(systems) == 6 and set(systems.values()) == {5}  # six prompts, 5 items each
+    for (condition, clause), path in files.items():
+        lines = read_jsonl(path)
+        assert len(lines) == 5 and {line["method"] for line in lines} == {f"{condition}/{clause}"}
+        prompt = system_prompt(condition, clause)
+        assert systems[prompt] == 5  # this cell's condition instruction and clause
+        assert INSTRUCTION[condition] in prompt and CLAUSE[clause] in prompt
+        assert ("confidence" in lines[0]) == (condition == "vconf")
+    data = evaluate_json(predict_dataset, *files.values())
+    rows = {row["method"]: row for row in data["comparison"]}
+    assert set(rows) == {f"{c}/{k}" for c, k in files}
+    assert rows["vconf/standard"]["oracle"]["kind"] == "confidence"
+    assert rows["base/standard"]["oracle"] is None
+    assert len(data["runs"]) == 6 and all(r["items"]["scored"] == 5 for r in data["runs"])
+
+
+def mas_responder(verifier):
+    """The Reasoner answers A on clear images and abstains on dark ones... unless told
+    otherwise; ``verifier(received, round_final)`` decides reviews."""
+
+    def respond(received: Received):
+        if received.system.startswith(VERIFIER_TASK):
+            decisions = received.schema["properties"]["decision"]["enum"]
+            return verifier(received, REVISE not in decisions)
+        return answer("A")  # a Reasoner that always answers: the Verifier must catch it
+
+    return respond
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_mas_sequential_lets_the_verifier_override_and_eval_reports_the_rate(
+    predict_dataset: Path, tmp_path: Path, server: ModelServer, provider: str
+) -> None:
+    def verifier(received: Received, final: bool):
+        assert final  # one round: the revision decision is never offered
+        decision = "ABSTAIN" if dark(received) else "APPROVE"
+        return reply(json.dumps({"decision": decision, "feedback": "the bars are hidden"}))
+
+    server.responder = mas_responder(verifier)
+    spec = (
+        f"openai:vlm@{server.openai_url}" if provider == "openai" else f"anthropic:c@{server.url}"
+    )
+    out = tmp_path / "mas.jsonl"
+    result = predict(predict_dataset, spec, out, system="mas-sequential", concurrency=2)
+    wanted = asked(predict_dataset)
+    assert result.answered == len(wanted) and result.failed == 0
+    assert len(server.requests) == 2 * len(wanted)  # one Reasoner and one Verifier call each
+    assert all(len(r.images()) >= 1 for r in server.requests)  # both agents see the evidence
+    lines = {line["id"]: line for line in read_jsonl(out)}
+    overridden = [i for i, line in lines.items() if line["mas"]["overridden"]]
+    assert overridden and all(lines[i]["response"].endswith(ABSTAIN) for i in overridden)
+    sidecar = read_jsonl(out.with_name("mas.jsonl.replies.jsonl"))
+    assert all([s["step"] for s in row["steps"]] == ["reasoner-1", "verifier-1"] for row in sidecar)
+    assert all(row["feedback"] == ["the bars are hidden"] for row in sidecar)
+    data = evaluate_json(predict_dataset, out)
+    assert data["method"] == "mas-sequential base/standard"
+    mas = data["mas"]
+    assert mas["reasoner_answered"] == len(wanted) and mas["overridden"] == len(overridden)
+    assert mas["override_rate"] == pytest.approx(len(overridden) / len(wanted), abs=1e-6)
+    assert data["overall"]["counts"]["TN"] >= mas["overridden_unanswerable"] > 0
+
+
+def test_mas_iterative_revises_with_feedback_and_always_ends_within_three_rounds(
+    predict_dataset: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    def verifier(received: Received, final: bool):
+        if not final:  # asks for a revision whenever it may
+            return reply(json.dumps({"decision": "REQUEST_REVISION", "feedback": "look at bar C"}))
+        decision = "ABSTAIN" if dark(received) else "APPROVE"
+        return reply(json.dumps({"decision": decision, "feedback": "settled"}))
+
+    server.responder = mas_responder(verifier)
+    out = tmp_path / "iter.jsonl"
+    result = predict(
+        predict_dataset, f"openai:vlm@{server.openai_url}", out, system="mas-iterative", limit=4
+    )
+    assert result.answered == 4
+    assert len(server.requests) == 4 * 6  # three rounds of Reasoner + Verifier per item
+    reasoners = [r for r in server.requests if not r.system.startswith(VERIFIER_TASK)]
+    with_feedback = [r for r in reasoners if FEEDBACK.format(feedback="look at bar C") in r.system]
+    assert len(with_feedback) == 4 * 2  # rounds 2 and 3 carry round 1 and 2's feedback
+    lines = read_jsonl(out)
+    assert all(line["mas"]["rounds"] == 3 for line in lines)
+    assert all(line["mas"]["decisions"][:2] == [REVISE, REVISE] for line in lines)
+    data = evaluate_json(predict_dataset, out)
+    assert data["mas"]["revised_items"] == 4 and data["mas"]["rounds"] == {"3": 4}
+
+
+def test_mas_iterative_stops_at_the_first_approval_and_at_a_reasoner_abstention(
+    predict_dataset: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    def respond(received: Received):
+        if received.system.startswith(VERIFIER_TASK):
+            return reply(json.dumps({"decision": "APPROVE", "feedback": ""}))
+        return answer(ABSTAIN if dark(received) else "A")
+
+    server.responder = respond
+    out = tmp_path / "iter.jsonl"
+    predict(predict_dataset, f"openai:vlm@{server.openai_url}", out, system="mas-iterative")
+    lines = read_jsonl(out)
+    decisions = Counter(tuple(line["mas"]["decisions"]) for line in lines)
+    assert set(decisions) == {("APPROVE",), ("REASONER_ABSTAINED",)}
+    assert all(line["mas"]["rounds"] == 1 for line in lines)
+    assert len(server.requests) == len(lines) + decisions[("APPROVE",)]
+
+
+@pytest.mark.parametrize("anchor", ["always-abstain", "never-abstain", "random-abstain"])
+def test_the_anchors_call_no_model_and_score_as_anchors(
+    predict_dataset: Path, tmp_path: Path, anchor: str
+) -> None:
+    out = tmp_path / f"{anchor}.jsonl"
+    done = run_cli("predict", str(predict_dataset), "--baseline", anchor, "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "0 calls" in done.stderr
+    data = evaluate_json(predict_dataset, out, out)  # twice: the side-by-side path
+    row = data["comparison"][0]
+    assert row["anchor"] and row["method"] == anchor
+    ar = data["runs"][0]["overall"]["AR"]["value"]
+    if anchor == "always-abstain":
+        assert ar == 1 and row["UAC"]["value"] == 1 and row["MCC"] is None
+    elif anchor == "never-abstain":
+        assert ar == 0 and row["UAC"]["value"] == 0
+    else:
+        assert 0 < ar < 1
+
+
+def test_the_random_anchor_is_the_same_for_a_seed_and_differs_across_seeds(
+    predict_dataset: Path, tmp_path: Path
+) -> None:
+    def run(seed: int, name: str, limit: int | None = None) -> list[dict]:
+        out = tmp_path / name
+        predict(predict_dataset, None, out, baseline="random-abstain", seed=seed, limit=limit)
+        return read_jsonl(out)
+
+    first, again, other = run(7, "a.jsonl"), run(7, "b.jsonl"), run(8, "c.jsonl")
+    assert first == again and first != other
+    # An item's draw does not depend on which items came before it (resume, --limit).
+    assert run(7, "d.jsonl", limit=3) == first[:3]
+    abstained = sum(line["response"].endswith(ABSTAIN) for line in first)
+    assert 0 < abstained < len(first)
+
+
+def test_self_consistency_answers_only_with_a_strict_majority(
+    predict_dataset: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    """Per question, the 10 samples' answers are scripted: 6 x 'A' in three spellings and
+    4 x 'B' is a majority (the grader reads '(A)' and 'Option A' as A); 5 against 5 is not;
+    6 abstentions abstain. Other questions always get 'A'."""
+    questions = list(dict.fromkeys(r["question"] for r in asked(predict_dataset)))[:3]
+    plans = dict(
+        zip(
+            questions,
+            [
+                ["A", "(A)", "Option A", "A", "A", "A", "B", "B", "B", "B"],
+                ["A"] * 5 + ["B"] * 5,
+                [ABSTAIN] * 6 + ["C"] * 4,
+            ],
+            strict=True,
+        )
+    )
+    seen: Counter[tuple[str, bytes]] = Counter()
+
+    def respond(received: Received):
+        assert received.body["temperature"] == 0.7
+        question = received.texts()[0].split("\n")[1]
+        item = (question, received.images()[0].tobytes())  # one counter per item
+        seen[item] += 1
+        return answer(plans.get(question, ["A"] * 10)[seen[item] - 1])
+
+    server.responder = respond
+    out = tmp_path / "sc.jsonl"
+    spec = f"openai:vlm@{server.openai_url}"
+    result = predict(predict_dataset, spec, out, baseline="self-consistency")
+    assert result.failed == 0 and len(server.requests) == 10 * result.answered
+    lines = {line["id"]: line for line in read_jsonl(out)}
+    by_question = defaultdict(list)
+    for record in asked(predict_dataset):
+        by_question[record["question"]].append(lines[record["id"]])
+    majority, split, abstaining = (by_question[q] for q in questions)
+    assert all(x["votes"]["majority"] == 6 and x["response"].endswith("A") for x in majority)
+    assert all(x["votes"]["groups"] == [5, 5] and x["response"].endswith(ABSTAIN) for x in split)
+    assert all(x["votes"]["abstained"] == 6 and x["response"].endswith(ABSTAIN) for x in abstaining)
+    # The samples are ten distinct cache entries: a rerun asks nothing.
+    before = len(server.requests)
+    again = predict(
+        predict_dataset, spec, out, baseline="self-consistency", limit=3, overwrite=True
+    )
+    assert again.answered == 3 and len(server.requests) == before
+
+
+def test_ptrue_rates_the_base_answer_and_eval_sweeps_the_probability(
+    predict_dataset: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    def respond(received: Received):
+        if received.system == PTRUE_SYSTEM:
+            assert "Proposed answer:\nA" in received.texts()[0] and received.images()
+            return reply(json.dumps({"probability": 0.2 if dark(received) else 0.9}))
+        assert CLAUSE["standard"] in received.system and received.body["temperature"] == 0.1
+        return answer("A")
+
+    server.responder = respond
+    out = tmp_path / "ptrue.jsonl"
+    predict(predict_dataset, f"openai:vlm@{server.openai_url}", out, baseline="ptrue")
+    lines = read_jsonl(out)
+    assert {line["probability"] for line in lines} == {0.2, 0.9}
+    assert len(server.requests) == 2 * len(lines)
+    data = evaluate_json(predict_dataset, out)
+    sweep = data["probability_sweep"]
+    assert sweep["with_probability"] == len(lines)
+    # Low ratings on the dark counterparts: the oracle abstains below 0.9 and beats answering.
+    assert sweep["oracle"]["tau"] == 0.9
+    assert sweep["oracle"]["UAC"]["value"] > data["overall"]["UAC"]["value"]
+    assert sweep["rc_auc"] is not None and sweep["rc_auc"] > 0.5
+
+
+def test_maxprob_reads_the_answer_tokens_probability_and_eval_gives_rc_auc(
+    predict_dataset: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    def respond(received: Received):
+        assert received.body.get("logprobs") is True
+        action = answer("A")
+        action.logprob = -1.5 if dark(received) else -0.01
+        return action
+
+    server.responder = respond
+    out = tmp_path / "maxprob.jsonl"
+    predict(predict_dataset, f"openai:vlm@{server.openai_url}", out, baseline="maxprob")
+    lines = read_jsonl(out)
+    # The answer "A" is one token: its probability, not the whole reply's.
+    assert sorted({line["probability"] for line in lines}) == [
+        pytest.approx(np.exp(-1.5), abs=1e-6),
+        pytest.approx(np.exp(-0.01), abs=1e-6),
+    ]
+    sidecar = read_jsonl(out.with_name("maxprob.jsonl.replies.jsonl"))
+    assert {row["span"] for row in sidecar} == {"answer"}
+    data = evaluate_json(predict_dataset, out)
+    assert data["probability_sweep"]["rc_auc"] is not None
+    # Served again from the cache, log-probabilities included.
+    before = len(server.requests)
+    again = predict(
+        predict_dataset, f"openai:vlm@{server.openai_url}", out, baseline="maxprob", overwrite=True
+    )
+    assert len(server.requests) == before and read_jsonl(out) == lines and again.calls == 0
+
+
+def test_maxprob_is_not_available_without_log_probabilities(
+    predict_dataset: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    server.responder = lambda received: answer("A")
+    server.logprobs_supported = False
+    args = ["predict", str(predict_dataset), "--baseline", "maxprob", "-o", str(tmp_path / "m")]
+    openai = run_cli(*args, "--model", f"openai:vlm@{server.openai_url}")
+    assert openai.returncode == 2 and "sent no token log-probabilities" in openai.stderr
+    assert "not available" in openai.stderr
+    anthropic = run_cli(*args, "--model", f"anthropic:c@{server.url}")
+    assert anthropic.returncode == 2 and "Anthropic's API does not return" in anthropic.stderr
+
+
+def test_cot_abstention_takes_stock_of_the_evidence_before_deciding(
+    predict_dataset: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    def respond(received: Received):
+        assert received.system == COT_ABSTENTION_SYSTEM and received.images()
+        missing = "the values are hidden" if dark(received) else "nothing"
+        body = {
+            "needed": "the bar heights",
+            "shown": "a chart",
+            "missing": missing,
+            "answer": ABSTAIN if dark(received) else "A",
+        }
+        return reply(json.dumps(body))
+
+    server.responder = respond
+    out = tmp_path / "cot.jsonl"
+    predict(predict_dataset, f"openai:vlm@{server.openai_url}", out, baseline="cot-abstention")
+    lines = read_jsonl(out)
+    assert all(line["response"].startswith("Needed: the bar heights") for line in lines)
+    data = evaluate_json(predict_dataset, out)
+    assert data["method"] == "cot-abstention"
+    assert data["overall"]["counts"]["TN"] > 0 and data["overall"]["counts"]["FN"] == 0
+
+
+def test_a_killed_run_resumes_where_it_stopped_and_sums_its_cost(
+    predict_dataset: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    approving = mas_responder(
+        lambda received, final: reply(json.dumps({"decision": "APPROVE", "feedback": ""}))
+    )
+
+    def slow(received: Received):
+        action = approving(received)
+        action.delay = 0.15
+        return action
+
+    server.responder = slow
+    out = tmp_path / "killed.jsonl"
+    command = [
+        sys.executable,
+        "-m",
+        "abstain_build",
+        "predict",
+        str(predict_dataset),
+        "--model",
+        f"openai:vlm@{server.openai_url}",
+        "-o",
+        str(out),
+        "--concurrency",
+        "1",
+        "--system",
+        "mas-sequential",
+        "--price",
+        "2,10",
+    ]
+    env = {**os.environ, "OPENAI_API_KEY": "test"}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (out.exists() and out.read_text().count("\n") >= 4):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    first = read_jsonl(out)
+    assert 4 <= len(first) < len(asked(predict_dataset))
+    server.responder = approving
+    calls_before = len(server.requests)
+    done = run_cli(*command[3:])
+    assert done.returncode == 0, done.stderr
+    lines = read_jsonl(out)
+    ids = [line["id"] for line in lines]
+    assert len(ids) == len(set(ids)) == len(asked(predict_dataset))
+    assert lines[: len(first)] == first  # nothing already written is lost or rewritten
+    # Items already answered are not asked again (two calls per remaining item, at most
+    # one more Reasoner reply the kill left unsaved comes from the cache).
+    assert len(server.requests) - calls_before <= 2 * (len(ids) - len(first))
+    summary = json.loads(out.with_name("killed.jsonl.summary.json").read_text())
+    sidecar = read_jsonl(out.with_name("killed.jsonl.replies.jsonl"))
+    assert summary["calls"] == sum(row["calls"] for row in sidecar)
+    billed = summary["billed_input_tokens"] * 2 + summary["billed_output_tokens"] * 10
+    assert summary["cost_usd"] == pytest.approx(billed / 1e6)
+    assert summary["items_asked"] == len(ids) and summary["items_failed"] == 0

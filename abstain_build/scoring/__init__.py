@@ -30,6 +30,7 @@ def score(
         read_predictions(Path(predictions)),
         build_matcher(files),
         phrase_files=files,
+        predictions_path=Path(predictions),
     )
 
 

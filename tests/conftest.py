@@ -133,14 +133,24 @@ def no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
-def predict_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The MMMU fixture built once (seed 2): originals and QC-accepted counterparts, for the
-    tests of ``predict`` and ``eval``. Read-only: copy it before changing anything."""
+def fixture_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The two shipped fixtures built once for the session (seed 3, offline QC): originals
+    and accepted counterparts, for review, export, predict and eval. Treat as read-only:
+    copy a build before changing it (eval's reports under DATASET/eval are the exception)."""
     from abstain_build import BuildConfig, build
 
-    out = tmp_path_factory.mktemp("predict") / "mmmu"
-    build(BuildConfig(source=str(FIXTURES / "mmmu"), out=str(out), seed=2))
+    base = tmp_path_factory.mktemp("fixture-builds")
+    out = {}
+    for name in ("mmmu", "mmlongbench-doc"):
+        build(BuildConfig(source=str(FIXTURES / name), out=str(base / name), seed=3))
+        out[name] = base / name
     return out
+
+
+@pytest.fixture
+def predict_dataset(fixture_builds: dict[str, Path]) -> Path:
+    """The built MMMU fixture, as predict asks it."""
+    return fixture_builds["mmmu"]
 
 
 @pytest.fixture

@@ -16,14 +16,9 @@ from abstain_build.export import export_dataset, load_built
 from .conftest import FIXTURES, SHARED_DATA, read_jsonl, run_cli
 
 
-@pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("export-builds")
-    out = {}
-    for name in ("mmmu", "mmlongbench-doc"):
-        build(BuildConfig(source=str(FIXTURES / name), out=str(base / name), seed=5))
-        out[name] = base / name
-    return out
+@pytest.fixture
+def builds(fixture_builds: dict[str, Path]) -> dict[str, Path]:
+    return fixture_builds
 
 
 def reload(out: Path) -> dict[str, list[dict]]:

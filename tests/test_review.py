@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from abstain_build import BuildConfig, build
 from abstain_build.review import (
     AnnotatorError,
     ReviewError,
@@ -35,7 +34,7 @@ from abstain_build.review.auth import annotator_token, item_key, review_secret
 from abstain_build.review.queue import flagged_outside, qc_status
 from abstain_build.review.server import ReviewServer, ReviewSession
 
-from .conftest import FIXTURES, ROOT, read_jsonl, run_cli
+from .conftest import ROOT, read_jsonl, run_cli
 
 U, A, S = "UNANSWERABLE", "ANSWERABLE", "SKIP"
 KEY = b"a review secret for tests"
@@ -61,15 +60,10 @@ DISAGREEING_JUDGES = [
 # --- datasets -----------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The two shipped fixtures, built once for the module (tests work on copies)."""
-    base = tmp_path_factory.mktemp("review-builds")
-    out = {}
-    for name in ("mmmu", "mmlongbench-doc"):
-        build(BuildConfig(source=str(FIXTURES / name), out=str(base / name), seed=3))
-        out[name] = base / name
-    return out
+@pytest.fixture
+def built(fixture_builds: dict[str, Path]) -> dict[str, Path]:
+    """The two shipped fixtures, built once for the session (tests work on copies)."""
+    return fixture_builds
 
 
 def copy_of(built: dict[str, Path], name: str, tmp_path: Path) -> Path:

@@ -287,7 +287,7 @@ def test_maxprob_reads_the_answer_tokens_probability_and_eval_gives_rc_auc(
     predict_dataset: Path, tmp_path: Path, server: ModelServer
 ) -> None:
     def respond(received: Received):
-        assert received.body.get("logprobs") is True
+        assert received.body.get("logprobs") is True and received.body["top_logprobs"] == 1
         action = answer("A")
         action.logprob = -1.5 if dark(received) else -0.01
         return action

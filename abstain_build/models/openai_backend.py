@@ -64,7 +64,10 @@ class OpenAIBackend:
         if conversation.temperature is not None:
             kwargs["temperature"] = conversation.temperature
         if conversation.logprobs:
+            # llama-cpp-python's server sends log-probabilities only when top_logprobs is
+            # set too; for OpenAI and vLLM, 1 is the smallest useful value.
             kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = 1
         if conversation.schema is None:
             return self._create(kwargs)
         schema = conversation.schema.as_json()

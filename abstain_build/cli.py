@@ -534,6 +534,17 @@ def predict(
         ),
     ] = False,
     seed: Annotated[int, typer.Option(help="The random-abstain baseline's seed.")] = 0,
+    pages: Annotated[
+        str,
+        typer.Option(
+            "--pages",
+            help="Document items: 'evidence' (the pages the record ships; default) or"
+            " 'document' (the PDF's pages, up to --max-pages around the evidence).",
+        ),
+    ] = "evidence",
+    max_pages: Annotated[
+        int, typer.Option("--max-pages", min=1, help="The page cap of --pages document.")
+    ] = 20,
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", min=16, help="Reply tokens per call.")
     ] = 1024,
@@ -600,6 +611,8 @@ def predict(
                     overwrite=overwrite,
                     seed=seed,
                     max_tokens=max_tokens,
+                    pages=pages,
+                    max_pages=max_pages,
                     price=prices,
                     options=options,
                     progress=lambda done, total, detail: report(done, total, "predict", detail),

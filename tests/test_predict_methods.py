@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,10 +15,13 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
+import pymupdf
 import pytest
 
+from abstain_build.errors import ConfigError
 from abstain_build.predict import grid_paths, predict
 from abstain_build.predict.agents import REVISE, VERIFIER_TASK
+from abstain_build.predict.pages import page_window
 from abstain_build.predict.prompts import ABSTAIN, CLAUSE, FEEDBACK, INSTRUCTION, system_prompt
 from abstain_build.predict.scores import COT_ABSTENTION_SYSTEM, PTRUE_SYSTEM
 
@@ -407,3 +411,46 @@ def test_a_killed_run_resumes_where_it_stopped_and_sums_its_cost(
     billed = summary["billed_input_tokens"] * 2 + summary["billed_output_tokens"] * 10
     assert summary["cost_usd"] == pytest.approx(billed / 1e6)
     assert summary["items_asked"] == len(ids) and summary["items_failed"] == 0
+
+
+@pytest.mark.parametrize(
+    ("count", "evidence", "cap", "expected"),
+    [
+        (5, [2], 20, [1, 2, 3, 4, 5]),  # short documents are shown whole
+        (50, [30], 5, [28, 29, 30, 31, 32]),  # centred on the evidence
+        (50, [2], 5, [1, 2, 3, 4, 5]),  # not before page 1
+        (50, [50], 5, [46, 47, 48, 49, 50]),  # nor after the last page
+        (50, [10, 12], 5, [9, 10, 11, 12, 13]),
+        (50, [10, 40], 5, [10, 11, 12, 13, 14]),  # wider than the cap: from the first
+    ],
+)
+def test_the_page_window_keeps_the_evidence_in_view(
+    count: int, evidence: list[int], cap: int, expected: list[int]
+) -> None:
+    assert page_window(count, evidence, cap) == expected
+
+
+def test_whole_documents_are_shown_up_to_the_cap_and_only_where_the_build_checked_them(
+    fixture_builds: dict[str, Path], tmp_path: Path, server: ModelServer
+) -> None:
+    root = fixture_builds["mmlongbench-doc"]
+    server.responder = lambda received: answer("2158.7")
+    out = tmp_path / "doc.jsonl"
+    spec = f"openai:vlm@{server.openai_url}"
+    predict(root, spec, out, pages="document", max_pages=3, limit=4, concurrency=1)
+    first = read_jsonl(root / "data.jsonl")[0]
+    with pymupdf.open(root / first["document"]) as document:
+        count = document.page_count
+    shown = page_window(count, first["evidence_pages"], 3)
+    assert count > 3 and len(shown) == 3
+    request = server.requests[0]
+    assert len(request.images()) == len(shown)
+    assert f"pages {', '.join(map(str, shown))} of the document" in request.texts()[0]
+    # A build whose counterparts were verified on their evidence pages alone is refused.
+    narrow = tmp_path / "narrow"
+    shutil.copytree(root, narrow)
+    records = [{**r, "context": "pages"} for r in read_jsonl(narrow / "data.jsonl")]
+    (narrow / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(ConfigError, match="verified on their evidence pages only"):
+        predict(narrow, spec, tmp_path / "x.jsonl", pages="document")
+    predict(narrow, spec, tmp_path / "y.jsonl", pages="evidence", limit=1)  # still fine

@@ -30,6 +30,7 @@ from ..scoring.items import EXCLUDED_STATUSES, VERIFIED, data_records
 from .agents import SYSTEMS
 from .context import Context, Outcome, StepFailed
 from .methods import ANCHORS, BASELINES, method_for
+from .pages import MAX_PAGES, PAGE_MODES, PageRenderer, check_document_context
 from .prompts import CLAUSES, CONDITIONS, MAX_TOKENS, Item
 from .summary import write_summary
 
@@ -131,6 +132,8 @@ def predict(
     overwrite: bool = False,
     seed: int = 0,
     max_tokens: int = MAX_TOKENS,
+    pages: str = "evidence",
+    max_pages: int = MAX_PAGES,
     price: tuple[float, float] | None = None,
     options: ClientOptions | None = None,
     progress: Callable[[int, int | None, str], None] | None = None,
@@ -138,8 +141,12 @@ def predict(
     """Ask ``model`` every wanted item of ``dataset``; see the module docstring.
 
     ``baseline`` replaces the standalone model with one of ``BASELINES``; the degenerate
-    anchors need no model. ``price``: US dollars per million input and output tokens.
+    anchors need no model. ``pages``: for document items, the evidence pages the record
+    ships (``evidence``) or the document's pages up to ``max_pages`` (``document``).
+    ``price``: US dollars per million input and output tokens.
     """
+    if pages not in PAGE_MODES:
+        raise ConfigError(f"--pages {pages!r}: expected one of {', '.join(PAGE_MODES)}")
     if baseline == "verbal-confidence":
         condition = "vconf"
     _check(condition, clause, system, baseline)
@@ -169,6 +176,10 @@ def predict(
             result.resumed += 1
             continue
         wanted.append(record)
+    renderer = None
+    if pages == "document":
+        check_document_context(wanted)
+        renderer = PageRenderer(root, max_pages)
     settings = replace(options or ClientOptions(), concurrency=concurrency)
     if settings.cache_path is None:
         settings = replace(settings, cache_path=out.with_name(out.name + ".cache.sqlite"))
@@ -177,11 +188,12 @@ def predict(
     with ModelClient(model, settings) if needs_model and model else nullcontext() as client:
 
         def ask(record: dict[str, Any]) -> tuple[dict[str, Any], Context, Outcome | str, float]:
-            images = tuple((root / path).read_bytes() for path in record.get("images") or [])
-            pages = (record.get("evidence_pages") or ()) if record.get("document") else ()
-            item = Item(
-                record["question"], tuple(record.get("options") or ()), images, tuple(pages)
-            )
+            if renderer is not None and record.get("document"):
+                shown, images = renderer.pages(record)
+            else:
+                images = tuple((root / path).read_bytes() for path in record.get("images") or [])
+                shown = tuple(record.get("evidence_pages") or ()) if record.get("document") else ()
+            item = Item(record["question"], tuple(record.get("options") or ()), images, shown)
             ctx = Context(record, item, client, matcher, condition, clause, seed, max_tokens)
             began = time.monotonic()
             try:

@@ -78,12 +78,19 @@ def test_every_item_is_asked_with_its_images_and_eval_reads_the_result(
 
 
 def test_vconf_asks_for_a_confidence_and_eval_sweeps_it(
-    built: Path, tmp_path: Path, server: ModelServer
+    built: Path, tmp_path: Path, server: ModelServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The verbal-confidence baseline is the vconf condition; the key goes nowhere."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-predict-Zq81secret")
     server.responder = answering(confidence=True)
     out = tmp_path / "vconf.jsonl"
-    predict(built, f"openai:vlm@{server.openai_url}", out, condition="vconf", clause="extreme")
+    spec = f"openai:vlm@{server.openai_url}"
+    predict(built, spec, out, baseline="verbal-confidence", clause="extreme")
+    assert server.requests[0].credential == "sk-predict-Zq81secret"
+    for written in tmp_path.iterdir():
+        assert b"Zq81secret" not in written.read_bytes(), written.name
     lines = read_jsonl(out)
+    assert {line["method"] for line in lines} == {"vconf/extreme"}
     assert {line["confidence"] for line in lines} <= {2.0, 5.0} and lines
     schema = server.requests[0].schema
     assert schema is not None and schema["properties"]["confidence"]["enum"] == [1, 2, 3, 4, 5]

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..models import ModelRequest, object_schema
 from ..models.replies import json_reply
-from .prompts import ABSTAIN, MAX_TOKENS, TEMPERATURE, Item, Reply
+from .prompts import ABSTAIN, MAX_TOKENS, TEMPERATURE, Item, Reply, candidate_lines
 
 SYSTEMS = ("standalone", "mas-sequential", "mas-iterative")
 #: Reasoner-Verifier rounds of the iterative mode.
@@ -54,15 +54,7 @@ def verifier_request(
             + '", "feedback": "..."}.',
         ]
     )
-    lines = [
-        *item.lines(),
-        "",
-        "Proposed answer:",
-        candidate.answer,
-        "",
-        "Its reasoning:",
-        candidate.explanation or "(none given)",
-    ]
+    lines = [*item.lines(), *candidate_lines(candidate)]
     schema = object_schema(
         "review",
         {"decision": {"type": "string", "enum": decisions}, "feedback": {"type": "string"}},

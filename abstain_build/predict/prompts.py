@@ -86,6 +86,18 @@ class Item:
         return lines
 
 
+def candidate_lines(candidate: Reply) -> list[str]:
+    """A proposed answer and its reasoning, as the Verifier and P(True) are shown them."""
+    return [
+        "",
+        "Proposed answer:",
+        candidate.answer,
+        "",
+        "Its reasoning:",
+        candidate.explanation or "(none given)",
+    ]
+
+
 def build_request(
     question: str,
     options: Sequence[str],

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ..models import ModelRequest, object_schema
 from ..models.replies import json_reply
-from .prompts import ABSTAIN, MAX_TOKENS, TEMPERATURE, Item, Reply
+from .prompts import ABSTAIN, MAX_TOKENS, TEMPERATURE, Item, Reply, candidate_lines
 
 SELF_CONSISTENCY_SAMPLES = 10
 SELF_CONSISTENCY_TEMPERATURE = 0.7
@@ -27,9 +27,7 @@ PTRUE_SYSTEM = (
 
 
 def ptrue_request(item: Item, candidate: Reply) -> ModelRequest:
-    lines = [*item.lines(), "", "Proposed answer:", candidate.answer]
-    if candidate.explanation:
-        lines += ["", "Its reasoning:", candidate.explanation]
+    lines = [*item.lines(), *candidate_lines(candidate)]
     lines += ["", "How likely is the proposed answer to be correct?"]
     return ModelRequest(
         text="\n".join(lines),

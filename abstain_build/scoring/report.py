@@ -59,60 +59,43 @@ def metrics_table(title: str, rows: Sequence[dict[str, Any]], key: str | None) -
     return table
 
 
-def sweep_table(block: dict[str, Any]) -> Table:
-    table = Table(
-        title=f"Confidence sweep: {block['rule']}"
-        f" ({block['with_confidence']} responses with a confidence)",
-        title_justify="left",
-        caption="* oracle: the best MCC on these same items (an upper bound)",
-        caption_justify="left",
-    )
+def _threshold_table(title: str, caption: str, rows: Sequence[tuple[str, dict[str, Any]]]) -> Table:
+    """A sweep as a table: one (threshold label, metrics block) per row."""
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     for column in ("tau", "AAC %", "UAC %", "AR %", "MCC"):
         table.add_column(column, justify="right")
-    for row in block["rows"]:
+    for label, row in rows:
         table.add_row(
-            f"{row['tau']}{' *' if row['oracle'] else ''}",
+            label,
             percent(row["AAC"]),
             percent(row["UAC"]),
             percent(row["AR"]),
             mcc_text(row["MCC"]),
         )
     return table
+
+
+def sweep_table(block: dict[str, Any]) -> Table:
+    return _threshold_table(
+        f"Confidence sweep: {block['rule']} ({block['with_confidence']} responses with a"
+        " confidence)",
+        "* oracle: the best MCC on these same items (an upper bound)",
+        [(f"{row['tau']}{' *' if row['oracle'] else ''}", row) for row in block["rows"]],
+    )
 
 
 def probability_table(block: dict[str, Any]) -> Table:
-    auc = block["rc_auc"]
-    aurc = block["aurc"]
-    table = Table(
-        title=f"Probability sweep: {block['rule']}"
-        f" ({block['with_probability']} responses with a probability);"
-        f" RC-AUC {'undefined' if auc is None else f'{auc:.3f}'} (0.5 = chance),"
-        f" AURC {'-' if aurc is None else f'{aurc:.3f}'} (lower is better)",
-        title_justify="left",
-        caption="* oracle: the best MCC over every threshold, on these same items (an upper bound)",
-        caption_justify="left",
-    )
-    for column in ("tau", "AAC %", "UAC %", "AR %", "MCC"):
-        table.add_column(column, justify="right")
-    rows = [*block["rows"]]
-    oracle = block["oracle"]
-    for row in rows:
-        table.add_row(
-            f"{row['tau']:g}",
-            percent(row["AAC"]),
-            percent(row["UAC"]),
-            percent(row["AR"]),
-            mcc_text(row["MCC"]),
-        )
+    auc, aurc, oracle = block["rc_auc"], block["aurc"], block["oracle"]
+    rows = [(f"{row['tau']:g}", row) for row in block["rows"]]
     if oracle is not None:
-        table.add_row(
-            f"{oracle['tau']:.4g} *",
-            percent(oracle["AAC"]),
-            percent(oracle["UAC"]),
-            percent(oracle["AR"]),
-            mcc_text(oracle["MCC"]),
-        )
-    return table
+        rows.append((f"{oracle['tau']:.4g} *", oracle))
+    return _threshold_table(
+        f"Probability sweep: {block['rule']} ({block['with_probability']} responses with a"
+        f" probability); RC-AUC {'undefined' if auc is None else f'{auc:.3f}'} (0.5 = chance),"
+        f" AURC {'-' if aurc is None else f'{aurc:.3f}'} (lower is better)",
+        "* oracle: the best MCC over every threshold, on these same items (an upper bound)",
+        rows,
+    )
 
 
 def mas_line(block: dict[str, Any]) -> str:

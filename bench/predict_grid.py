@@ -4,8 +4,9 @@ latency: calls, tokens, wall time at each concurrency, and the ratio to the idea
 is reading records, encoding images and writing files). The reference is measured in the
 same run, on the same machine.
 
-The server answers like a crude reader: it abstains when an image arrives mostly dark,
-else answers "A" (with a confidence under vconf). Scores are not the point here.
+The server answers every request "A" (with a confidence under vconf) without decoding the
+images, so that the time measured is the tool's, not the test server's; the tests check
+that images arrive. Scores are not the point here.
 
     python bench/predict_grid.py runs/mmmu runs/mmlbd [--latency 0.1] [--concurrency 1 8]
 """
@@ -19,25 +20,19 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from abstain_build.models import ClientOptions  # noqa: E402
 from abstain_build.predict import grid_paths, predict  # noqa: E402
-from abstain_build.predict.prompts import ABSTAIN  # noqa: E402
 from tests.model_server import ModelServer, Received, reply  # noqa: E402  (the tests' server)
 
 
 def responder(latency: float):
     def respond(received: Received):
-        dark = any(np.asarray(p.convert("L")).mean() < 90 for p in received.images())
         body: dict[str, object] = {"explanation": "read off the page", "answer": "A"}
-        if dark:
-            body["answer"] = ABSTAIN
         if "confidence" in received.system:
-            body["confidence"] = 2 if dark else 4
+            body["confidence"] = 4
         return reply(json.dumps(body), delay=latency)
 
     return respond

@@ -523,3 +523,20 @@ def test_cache_row_round_trip(tmp_path: Path) -> None:
     (tmp_path / "bad.sqlite").write_bytes(b"this is not a database" * 100)
     with pytest.raises(ConfigError, match="cannot open"):
         ReplyCache(tmp_path / "bad.sqlite")
+
+
+def test_encoded_images_are_reused_by_content_and_dropped_beyond_the_byte_bound() -> None:
+    from abstain_build.models.images import EncodedImages
+
+    first = png_bytes(gradient_image(300, 200))
+    second = png_bytes(gradient_image(200, 300))
+    cache = EncodedImages()
+    encoded = cache.get(first, 128)
+    assert cache.get(bytes(first), 128) is encoded  # the same bytes: encoded once
+    assert max(encoded.width, encoded.height) == 128
+    assert cache.get(first, 64) is not encoded  # another size is another image
+    small = EncodedImages(max_bytes=len(encoded.png))  # room for one image
+    kept = small.get(first, 128)
+    small.get(second, 128)
+    assert small.get(first, 128) is not kept  # dropped to make room, encoded again
+    assert small.get(first, 128).png == kept.png  # to the same bytes

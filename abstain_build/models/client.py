@@ -22,7 +22,7 @@ from ..errors import ConfigError, InputError
 from .backends import Backend, make_backend, shorten
 from .cache import Reply, ReplyCache, cache_key
 from .errors import CallFailure
-from .images import encode_for_model
+from .images import ENCODED
 from .redact import Redactor
 from .request import Conversation, ModelRequest, Turn
 from .result import ModelResult
@@ -118,7 +118,7 @@ class ModelClient:
         self.stats.add(requests=1)
         tally = _Tally()
         try:
-            images = tuple(encode_for_model(i, self.options.max_image_side) for i in request.images)
+            images = tuple(ENCODED.get(i, self.options.max_image_side) for i in request.images)
         except InputError as exc:
             return self._failed(request, tally, "input", exc.reason)
         turns = [Turn("user", request.text, images)]

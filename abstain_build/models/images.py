@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -53,6 +55,43 @@ def encode_for_model(image: ImageInput, max_side: int) -> EncodedImage:
     array = downscale(array, max_side)
     height, width = array.shape[:2]
     return EncodedImage(encode_png(array), width, height)
+
+
+class EncodedImages:
+    """Encoded images by (hash of the input bytes, ``max_side``), least recently used
+    dropped first beyond ``max_bytes``. Shared by every client of a process: the cells of a
+    grid, the samples of self-consistency and the agents of a multi-agent run send the
+    same pages again, and decoding, shrinking and re-encoding a page (about 50 ms) is the
+    costliest part of a request on this side."""
+
+    def __init__(self, max_bytes: int = 256 * 2**20) -> None:
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[tuple[str, int], EncodedImage] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, image: ImageInput, max_side: int) -> EncodedImage:
+        if not isinstance(image, bytes | bytearray | memoryview):
+            return encode_for_model(image, max_side)
+        key = (hashlib.sha256(image).hexdigest(), max_side)
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found
+        encoded = encode_for_model(image, max_side)
+        with self._lock:
+            if key not in self._items:
+                self._items[key] = encoded
+                self._bytes += len(encoded.png)
+            while self._bytes > self.max_bytes and self._items:
+                _, dropped = self._items.popitem(last=False)
+                self._bytes -= len(dropped.png)
+        return encoded
+
+
+#: The process's encoded images (see ``EncodedImages``).
+ENCODED = EncodedImages()
 
 
 def downscale(array: np.ndarray, max_side: int) -> np.ndarray:

@@ -833,12 +833,25 @@ def eval_command(
     from .scoring.abstention import build_matcher
     from .scoring.evaluate import BREAKDOWNS, evaluate
     from .scoring.items import read_items
-    from .scoring.predictions import read_predictions
+    from .scoring.predictions import SIDECAR_SUFFIX, read_predictions
     from .scoring.report import print_report, write_outputs
 
     if by not in BREAKDOWNS:
         raise _fail(f"--by must be one of {', '.join(BREAKDOWNS)}, not {by!r}")
     phrase_files = list(abstain_phrases or [])
+    sidecars = [path for path in predictions if path.name.endswith(SIDECAR_SUFFIX)]
+    predictions = [path for path in predictions if path not in sidecars]
+    if not predictions:
+        raise _fail(
+            f"{sidecars[0]} is the sidecar of raw replies `predict` writes; give the"
+            f" predictions file itself ({sidecars[0].name.removesuffix(SIDECAR_SUFFIX)})"
+        )
+    if sidecars:
+        err.print(
+            f"[yellow]not scored: {len(sidecars)} sidecar file(s) of raw replies"
+            f" (*{SIDECAR_SUFFIX}), e.g. {sidecars[0]}[/]",
+            highlight=False,
+        )
     try:
         matcher = build_matcher(phrase_files)
         items = read_items(dataset, verified_only=verified_only)

@@ -186,7 +186,12 @@ def test_the_anchors_call_no_model_and_score_as_anchors(
     done = run_cli("predict", str(predict_dataset), "--baseline", anchor, "-o", str(out))
     assert done.returncode == 0, done.stderr
     assert "0 calls" in done.stderr
-    data = evaluate_json(predict_dataset, out, out)  # twice: the side-by-side path
+    # As from `eval DATASET preds/*.jsonl`: the sidecar of raw replies is left out.
+    sidecar = out.with_name(out.name + ".replies.jsonl")
+    report = run_cli("eval", str(predict_dataset), str(out), str(out), str(sidecar), "--json")
+    assert report.returncode == 0 and "not scored: 1 sidecar file(s)" in report.stderr
+    data = json.loads(report.stdout)
+    assert len(data["comparison"]) == 2  # the same file twice, side by side
     row = data["comparison"][0]
     assert row["anchor"] and row["method"] == anchor
     ar = data["runs"][0]["overall"]["AR"]["value"]

@@ -27,6 +27,7 @@ from ..models import ClientOptions, ModelClient
 from ..schema import record_kind
 from ..scoring.abstention import build_matcher
 from ..scoring.items import EXCLUDED_STATUSES, VERIFIED, data_records
+from ..scoring.predictions import SIDECAR_SUFFIX
 from .agents import SYSTEMS
 from .context import Context, Outcome, StepFailed
 from .methods import ANCHORS, BASELINES, method_for
@@ -157,7 +158,7 @@ def predict(
     started = time.perf_counter()
     dataset, out = Path(dataset), Path(out)
     root = dataset if dataset.is_dir() else dataset.parent
-    replies = out.with_name(out.name + ".replies.jsonl")
+    replies = out.with_name(out.name + SIDECAR_SUFFIX)
     if overwrite:
         for path in (out, replies, out.with_name(out.name + ".summary.json")):
             path.unlink(missing_ok=True)

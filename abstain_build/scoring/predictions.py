@@ -18,6 +18,9 @@ from typing import Any
 
 from ..errors import ConfigError
 
+#: ``PRED.jsonl`` + this is the sidecar of raw replies ``predict`` writes beside a
+#: predictions file: not predictions (``eval`` leaves such files out).
+SIDECAR_SUFFIX = ".replies.jsonl"
 CONFIDENCE_RANGE = (1.0, 5.0)
 PROBABILITY_RANGE = (0.0, 1.0)
 

@@ -151,7 +151,7 @@ def test_mas_iterative_revises_with_feedback_and_always_ends_within_three_rounds
     assert result.answered == 4
     assert len(server.requests) == 4 * 6  # three rounds of Reasoner + Verifier per item
     reasoners = [r for r in server.requests if not r.system.startswith(VERIFIER_TASK)]
-    with_feedback = [r for r in reasoners if FEEDBACK.format(feedback="look at bar C") in r.system]
+    with_feedback = [r for r in reasoners if FEEDBACK.format(feedback="look at bar C.") in r.system]
     assert len(with_feedback) == 4 * 2  # rounds 2 and 3 carry round 1 and 2's feedback
     lines = read_jsonl(out)
     assert all(line["mas"]["rounds"] == 3 for line in lines)

@@ -29,13 +29,13 @@ VERIFIER_TASK = (
     " plausible. Decide:"
 )
 DECISION_TEXT = {
-    APPROVE: f"{APPROVE} when what is shown supports the proposed answer;",
+    APPROVE: f"{APPROVE} when what is shown supports the proposed answer",
     ABSTAIN_DECISION: f"{ABSTAIN_DECISION} when what is shown is not enough to answer at all:"
     " something the answer needs is missing, unreadable, ambiguous or contradicted (say"
-    " which in the feedback);",
+    " which in the feedback)",
     REVISE: f"{REVISE} when what is shown does settle the question but the proposed answer is"
     " wrong or incomplete (say in the feedback what is wrong, what to reason about and where"
-    " in the image(s) or pages to look).",
+    " in the image(s) or pages to look)",
 }
 
 
@@ -48,7 +48,7 @@ def verifier_request(
     system = " ".join(
         [
             VERIFIER_TASK,
-            *(DECISION_TEXT[d] for d in decisions),
+            "; ".join(DECISION_TEXT[d] for d in decisions) + ".",
             'Reply with one JSON object: {"decision": "'
             + '" or "'.join(decisions)
             + '", "feedback": "..."}.',

@@ -58,7 +58,10 @@ FEEDBACK = (
 def system_prompt(condition: str, clause: str, feedback: str | None = None) -> str:
     parts = [TASK, FORMAT[condition == "vconf"], INSTRUCTION[condition], CLAUSE[clause]]
     if feedback:
-        parts.append(FEEDBACK.format(feedback=" ".join(feedback.split())))
+        said = " ".join(feedback.split())
+        parts.append(
+            FEEDBACK.format(feedback=said if said.endswith((".", "!", "?")) else said + ".")
+        )
     return " ".join(parts)
 
 

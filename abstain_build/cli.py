@@ -548,6 +548,15 @@ def predict(
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", min=16, help="Reply tokens per call.")
     ] = 1024,
+    temperature: Annotated[
+        float,
+        typer.Option(
+            "--temperature",
+            min=0,
+            max=2,
+            help="Of every call (default 0.1), but self-consistency's samples (0.7).",
+        ),
+    ] = 0.1,
     price: Annotated[
         str | None,
         typer.Option(
@@ -611,6 +620,7 @@ def predict(
                     overwrite=overwrite,
                     seed=seed,
                     max_tokens=max_tokens,
+                    temperature=temperature,
                     pages=pages,
                     max_pages=max_pages,
                     price=prices,

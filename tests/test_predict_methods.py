@@ -67,8 +67,20 @@ def test_the_grid_asks_all_six_cells_and_eval_sets_them_side_by_side(
     server.responder = respond
     out = tmp_path / "grid.jsonl"
     args = ["predict", str(predict_dataset), "--model", f"openai:vlm@{server.openai_url}"]
-    done = run_cli(*args, "-o", str(out), "--grid", "--limit", "5", "--concurrency", "2")
+    done = run_cli(
+        *args,
+        "-o",
+        str(out),
+        "--grid",
+        "--limit",
+        "5",
+        "--concurrency",
+        "2",
+        "--temperature",
+        "0.3",
+    )
     assert done.returncode == 0, done.stderr
+    assert {r.body["temperature"] for r in server.requests} == {0.3}
     files = grid_paths(out)
     assert len(files) == 6 and all(path.exists() for path in files.values())
     systems = Counter(r.system for r in server.requests)

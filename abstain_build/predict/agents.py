@@ -40,7 +40,12 @@ DECISION_TEXT = {
 
 
 def verifier_request(
-    item: Item, candidate: Reply, *, final_round: bool, round: int = 1
+    item: Item,
+    candidate: Reply,
+    *,
+    final_round: bool,
+    round: int = 1,
+    temperature: float = TEMPERATURE,
 ) -> ModelRequest:
     """The Verifier's request; ``final_round`` leaves out the revision decision. Each
     ``round`` is its own request (and cache entry), even for an unchanged candidate."""
@@ -65,7 +70,7 @@ def verifier_request(
         system=system,
         images=item.images,
         max_tokens=MAX_TOKENS,
-        temperature=TEMPERATURE,
+        temperature=temperature,
         schema=schema,
     )
 

@@ -72,6 +72,7 @@ class Context:
     clause: str
     seed: int = 0
     max_tokens: int = 1024
+    temperature: float = 0.1
     trace: Trace = field(default_factory=Trace)
 
     @property

@@ -49,6 +49,7 @@ def _reply(ctx: Context, step: str, **changes: Any) -> ModelResult[Reply]:
     ``changes`` says otherwise (a baseline's fixed base/standard cell, a temperature)."""
     condition = changes.pop("condition", ctx.condition)
     clause = changes.pop("clause", ctx.clause)
+    changes.setdefault("temperature", ctx.temperature)
     request = build_request(
         ctx.item.question,
         ctx.item.options,
@@ -88,7 +89,13 @@ def multi_agent(rounds: int) -> Method:
             final_round = number == rounds
             review = ctx.ask(
                 f"verifier-{number}",
-                verifier_request(ctx.item, candidate, final_round=final_round, round=number),
+                verifier_request(
+                    ctx.item,
+                    candidate,
+                    final_round=final_round,
+                    round=number,
+                    temperature=ctx.temperature,
+                ),
                 review_parser(final_round),
             ).value
             state.decisions.append(review.decision)
@@ -196,13 +203,14 @@ def ptrue(ctx: Context) -> Outcome:
     reply = _reply(ctx, "answer", condition="base", clause="standard").value
     if ctx.abstained(reply):
         return Outcome(reply.response)
-    rating = ctx.ask("p-true", ptrue_request(ctx.item, reply), parse_ptrue).value
+    request = ptrue_request(ctx.item, reply, ctx.temperature)
+    rating = ctx.ask("p-true", request, parse_ptrue).value
     return Outcome(reply.response, {"probability": rating})
 
 
 def cot_abstention(ctx: Context) -> Outcome:
     """One call that first lists the evidence needed, shown and missing, then decides."""
-    request = cot_abstention_request(ctx.item, ctx.max_tokens)
+    request = cot_abstention_request(ctx.item, ctx.max_tokens, ctx.temperature)
     reply = ctx.ask("answer", request, parse_cot_abstention).value
     return Outcome(reply.response)
 

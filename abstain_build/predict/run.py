@@ -32,7 +32,7 @@ from .agents import SYSTEMS
 from .context import Context, Outcome, StepFailed
 from .methods import ANCHORS, BASELINES, method_for
 from .pages import MAX_PAGES, PAGE_MODES, PageRenderer, check_document_context
-from .prompts import CLAUSES, CONDITIONS, MAX_TOKENS, Item
+from .prompts import CLAUSES, CONDITIONS, MAX_TOKENS, TEMPERATURE, Item
 from .summary import write_summary
 
 #: Items sent per batch, per unit of concurrency (a batch is committed at once).
@@ -133,6 +133,7 @@ def predict(
     overwrite: bool = False,
     seed: int = 0,
     max_tokens: int = MAX_TOKENS,
+    temperature: float = TEMPERATURE,
     pages: str = "evidence",
     max_pages: int = MAX_PAGES,
     price: tuple[float, float] | None = None,
@@ -144,6 +145,7 @@ def predict(
     ``baseline`` replaces the standalone model with one of ``BASELINES``; the degenerate
     anchors need no model. ``pages``: for document items, the evidence pages the record
     ships (``evidence``) or the document's pages up to ``max_pages`` (``document``).
+    ``temperature`` is that of every call but self-consistency's samples (0.7).
     ``price``: US dollars per million input and output tokens.
     """
     if pages not in PAGE_MODES:
@@ -195,7 +197,9 @@ def predict(
                 images = tuple((root / path).read_bytes() for path in record.get("images") or [])
                 shown = tuple(record.get("evidence_pages") or ()) if record.get("document") else ()
             item = Item(record["question"], tuple(record.get("options") or ()), images, shown)
-            ctx = Context(record, item, client, matcher, condition, clause, seed, max_tokens)
+            ctx = Context(
+                record, item, client, matcher, condition, clause, seed, max_tokens, temperature
+            )
             began = time.monotonic()
             try:
                 outcome: Outcome | str = method(ctx)

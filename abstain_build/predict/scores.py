@@ -26,7 +26,7 @@ PTRUE_SYSTEM = (
 )
 
 
-def ptrue_request(item: Item, candidate: Reply) -> ModelRequest:
+def ptrue_request(item: Item, candidate: Reply, temperature: float = TEMPERATURE) -> ModelRequest:
     lines = [*item.lines(), *candidate_lines(candidate)]
     lines += ["", "How likely is the proposed answer to be correct?"]
     return ModelRequest(
@@ -35,7 +35,7 @@ def ptrue_request(item: Item, candidate: Reply) -> ModelRequest:
         system=PTRUE_SYSTEM,
         images=item.images,
         max_tokens=64,
-        temperature=TEMPERATURE,
+        temperature=temperature,
         schema=object_schema(
             "self_evaluation", {"probability": {"type": "number", "minimum": 0, "maximum": 1}}
         ),
@@ -68,7 +68,9 @@ COT_ABSTENTION_SYSTEM = (
 )
 
 
-def cot_abstention_request(item: Item, max_tokens: int = MAX_TOKENS) -> ModelRequest:
+def cot_abstention_request(
+    item: Item, max_tokens: int = MAX_TOKENS, temperature: float = TEMPERATURE
+) -> ModelRequest:
     lines = item.lines()
     if item.options:
         lines += ["", "Give the letter of the option as the answer (or abstain as told)."]
@@ -79,7 +81,7 @@ def cot_abstention_request(item: Item, max_tokens: int = MAX_TOKENS) -> ModelReq
         system=COT_ABSTENTION_SYSTEM,
         images=item.images,
         max_tokens=max_tokens,
-        temperature=TEMPERATURE,
+        temperature=temperature,
         schema=object_schema("evidence_check", properties),
     )
 

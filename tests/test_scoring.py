@@ -210,18 +210,9 @@ def test_prediction_problems_are_reported_with_line_numbers(tmp_path: Path) -> N
 # --- abstain-build eval on built fixture datasets -----------------------------------------
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("eval")
-    out = {}
-    for name, source in (("mmmu", "mmmu"), ("mmlbd", "mmlongbench-doc")):
-        target = root / name
-        done = run_cli(
-            "transform", str(FIXTURES / source), "-o", str(target), "--seed", "7", "--qc", "none"
-        )
-        assert done.returncode == 0, done.stderr
-        out[name] = target
-    return out
+@pytest.fixture
+def built(fixture_builds: dict[str, Path]) -> dict[str, Path]:
+    return {"mmmu": fixture_builds["mmmu"], "mmlbd": fixture_builds["mmlongbench-doc"]}
 
 
 def write_predictions(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -443,6 +434,8 @@ def test_missing_extra_and_excluded_ids_are_reported(
     data.mkdir()
     records = read_jsonl(built["mmmu"] / "data.jsonl")
     counterparts = [r for r in records if not r["answerable"]]
+    for record in counterparts:
+        record["qc"]["status"] = "unverified"  # as from a build without QC
     counterparts[0]["qc"]["status"] = "rejected"  # a human said: answerable after all
     counterparts[1]["qc"]["status"] = "accepted"
     (data / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))

@@ -170,6 +170,8 @@ def test_the_cli_exports_and_says_where_an_upload_failed(
 
 
 @pytest.mark.slow
+@pytest.mark.exhaustive  # test_shared_data reloads a real document build field for field,
+# and the fixture's MMMU build holds images and the card's license the same way
 def test_the_shared_mmmu_build_exports_and_reloads(tmp_path: Path) -> None:
     source = SHARED_DATA / "mmmu"
     if not source.is_dir():

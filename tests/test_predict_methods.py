@@ -19,7 +19,7 @@ import pymupdf
 import pytest
 
 from abstain_build.errors import ConfigError
-from abstain_build.predict import grid_paths, predict
+from abstain_build.predict import ANCHORS, grid_paths, predict
 from abstain_build.predict.agents import REVISE, VERIFIER_TASK
 from abstain_build.predict.pages import page_window
 from abstain_build.predict.prompts import ABSTAIN, CLAUSE, FEEDBACK, INSTRUCTION, system_prompt
@@ -113,9 +113,8 @@ def mas_responder(verifier):
     return respond
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_mas_sequential_lets_the_verifier_override_and_eval_reports_the_rate(
-    predict_dataset: Path, tmp_path: Path, server: ModelServer, provider: str
+    predict_dataset: Path, tmp_path: Path, server: ModelServer
 ) -> None:
     def verifier(received: Received, final: bool):
         assert final  # one round: the revision decision is never offered
@@ -123,9 +122,7 @@ def test_mas_sequential_lets_the_verifier_override_and_eval_reports_the_rate(
         return reply(json.dumps({"decision": decision, "feedback": "the bars are hidden"}))
 
     server.responder = mas_responder(verifier)
-    spec = (
-        f"openai:vlm@{server.openai_url}" if provider == "openai" else f"anthropic:c@{server.url}"
-    )
+    spec = f"anthropic:c@{server.url}"  # the Verifier's decisions as a forced tool
     out = tmp_path / "mas.jsonl"
     result = predict(predict_dataset, spec, out, system="mas-sequential", concurrency=2)
     wanted = asked(predict_dataset)
@@ -190,29 +187,28 @@ def test_mas_iterative_stops_at_the_first_approval_and_at_a_reasoner_abstention(
     assert len(server.requests) == len(lines) + decisions[("APPROVE",)]
 
 
-@pytest.mark.parametrize("anchor", ["always-abstain", "never-abstain", "random-abstain"])
 def test_the_anchors_call_no_model_and_score_as_anchors(
-    predict_dataset: Path, tmp_path: Path, anchor: str
+    predict_dataset: Path, tmp_path: Path
 ) -> None:
-    out = tmp_path / f"{anchor}.jsonl"
-    done = run_cli("predict", str(predict_dataset), "--baseline", anchor, "-o", str(out))
-    assert done.returncode == 0, done.stderr
-    assert "0 calls" in done.stderr
-    # As from `eval DATASET preds/*.jsonl`: the sidecar of raw replies is left out.
-    sidecar = out.with_name(out.name + ".replies.jsonl")
-    report = run_cli("eval", str(predict_dataset), str(out), str(out), str(sidecar), "--json")
-    assert report.returncode == 0 and "not scored: 1 sidecar file(s)" in report.stderr
+    files = {anchor: tmp_path / f"{anchor}.jsonl" for anchor in ANCHORS}
+    for anchor, out in files.items():
+        if anchor == "always-abstain":  # the command line needs no --model for them
+            done = run_cli("predict", str(predict_dataset), "--baseline", anchor, "-o", str(out))
+            assert done.returncode == 0 and "0 calls" in done.stderr, done.stderr
+        else:
+            assert predict(predict_dataset, None, out, baseline=anchor).calls == 0
+    # As from `eval DATASET preds/*.jsonl`: the sidecars of raw replies are left out.
+    sidecars = [out.with_name(out.name + ".replies.jsonl") for out in files.values()]
+    paths = [*map(str, files.values()), *map(str, sidecars)]
+    report = run_cli("eval", str(predict_dataset), *paths, "--json")
+    assert report.returncode == 0 and "not scored: 3 sidecar file(s)" in report.stderr
     data = json.loads(report.stdout)
-    assert len(data["comparison"]) == 2  # the same file twice, side by side
-    row = data["comparison"][0]
-    assert row["anchor"] and row["method"] == anchor
-    ar = data["runs"][0]["overall"]["AR"]["value"]
-    if anchor == "always-abstain":
-        assert ar == 1 and row["UAC"]["value"] == 1 and row["MCC"] is None
-    elif anchor == "never-abstain":
-        assert ar == 0 and row["UAC"]["value"] == 0
-    else:
-        assert 0 < ar < 1
+    rows = {row["method"]: row for row in data["comparison"]}
+    assert set(rows) == set(ANCHORS) and all(row["anchor"] for row in rows.values())
+    always, never, chance = (rows[anchor] for anchor in ANCHORS)
+    assert always["AR"]["value"] == 1 and always["UAC"]["value"] == 1 and always["MCC"] is None
+    assert never["AR"]["value"] == 0 and never["UAC"]["value"] == 0
+    assert 0 < chance["AR"]["value"] < 1
 
 
 def test_the_random_anchor_is_the_same_for_a_seed_and_differs_across_seeds(
@@ -339,12 +335,13 @@ def test_maxprob_is_not_available_without_log_probabilities(
 ) -> None:
     server.responder = lambda received: answer("A")
     server.logprobs_supported = False
+    spec = f"openai:vlm@{server.openai_url}"
+    with pytest.raises(ConfigError, match=r"sent no token log-probabilities.*not available"):
+        predict(predict_dataset, spec, tmp_path / "m.jsonl", baseline="maxprob")
     args = ["predict", str(predict_dataset), "--baseline", "maxprob", "-o", str(tmp_path / "m")]
-    openai = run_cli(*args, "--model", f"openai:vlm@{server.openai_url}")
-    assert openai.returncode == 2 and "sent no token log-probabilities" in openai.stderr
-    assert "not available" in openai.stderr
     anthropic = run_cli(*args, "--model", f"anthropic:c@{server.url}")
     assert anthropic.returncode == 2 and "Anthropic's API does not return" in anthropic.stderr
+    assert "not available" in anthropic.stderr
 
 
 def test_cot_abstention_takes_stock_of_the_evidence_before_deciding(

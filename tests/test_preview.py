@@ -300,7 +300,7 @@ def _netflix_sample(source: Path) -> Sample:
 
 
 @pytest.mark.shared_data
-@pytest.mark.exhaustive  # test_shared_data checks hidden pages of 30 real samples in builds
+@pytest.mark.exhaustive  # test_shared_data checks hidden pages of 24 real samples in builds
 def test_real_document_hidden_pages_lose_their_text_layer(
     shared_data: Path, tmp_path: Path
 ) -> None:

@@ -267,6 +267,11 @@ def test_self_consistency_answers_only_with_a_strict_majority(
     assert all(x["votes"]["majority"] == 6 and x["response"].endswith("A") for x in majority)
     assert all(x["votes"]["groups"] == [5, 5] and x["response"].endswith(ABSTAIN) for x in split)
     assert all(x["votes"]["abstained"] == 6 and x["response"].endswith(ABSTAIN) for x in abstaining)
+    data = evaluate_json(predict_dataset, out)
+    assert data["method"] == "self-consistency" and data["items"]["scored"] == len(lines)
+    assert data["overall"]["AR"]["value"] == pytest.approx(
+        sum(line["response"].endswith(ABSTAIN) for line in lines.values()) / len(lines)
+    )
     # The samples are ten distinct cache entries: a rerun asks nothing.
     before = len(server.requests)
     again = predict(

@@ -27,17 +27,9 @@ from abstain_build.predict.scores import COT_ABSTENTION_SYSTEM, PTRUE_SYSTEM
 
 from .conftest import ROOT, read_jsonl, run_cli
 from .model_server import ModelServer, Received, reply
+from .test_predict import asked
 
 pytestmark = pytest.mark.usefixtures("no_real_keys")
-
-
-def asked(root: Path) -> list[dict]:
-    """The records predict asks: originals, answer-changed items, accepted counterparts."""
-    return [
-        r
-        for r in read_jsonl(root / "data.jsonl")
-        if r["answerable"] or r["qc"]["status"] == "accepted"
-    ]
 
 
 def dark(received: Received) -> bool:

@@ -799,16 +799,24 @@ def test_erasing_numbers_is_no_answer_to_a_count_of_listed_entries(tmp_path: Pat
             )
         ],
     )
+    question = "How many quizzes are there in units 4, 5, and 6 combined?"
+    assert_numbers_kept(path, question, "2", "Int", "count no page prints")
+
+
+def assert_numbers_kept(
+    path: Path, question: str, answer: str, answer_format: str, why: str
+) -> None:
+    """remove_numeric_tokens refuses the page-one sample, saying ``why``."""
     sample = Sample(
-        id="quizzes",
+        id=path.stem,
         source=INFO,
-        question="How many quizzes are there in units 4, 5, and 6 combined?",
-        answer="2",
-        answer_format="Int",
+        question=question,
+        answer=answer,
+        answer_format=answer_format,
         document=DocumentRef(path=path, doc_id=path.name),
         evidence_pages=(1,),
     )
-    with pytest.raises(NotApplicable, match="count no page prints"):
+    with pytest.raises(NotApplicable, match=why):
         run_transform(
             get_registry().get("remove_numeric_tokens")(), sample, SampleInputs(sample), 0
         )
@@ -829,16 +837,5 @@ def test_a_listed_count_stays_countable_even_where_the_page_prints_the_number(
             )
         ],
     )
-    sample = Sample(
-        id="swot",
-        source=INFO,
-        question="How many strengths and weaknesses are mentioned in Appendix C?",
-        answer="['3', '2']",
-        answer_format="List",
-        document=DocumentRef(path=path, doc_id=path.name),
-        evidence_pages=(1,),
-    )
-    with pytest.raises(NotApplicable, match="counts entries"):
-        run_transform(
-            get_registry().get("remove_numeric_tokens")(), sample, SampleInputs(sample), 0
-        )
+    question = "How many strengths and weaknesses are mentioned in Appendix C?"
+    assert_numbers_kept(path, question, "['3', '2']", "List", "counts entries")

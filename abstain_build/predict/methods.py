@@ -12,6 +12,7 @@ from typing import Any
 
 from ..models import ModelResult
 from ..scoring.answers import grade
+from ..scoring.predictions import ANCHORS
 from .agents import (
     ABSTAIN_DECISION,
     APPROVE,
@@ -36,8 +37,6 @@ from .scores import (
 
 Method = Callable[[Context], Outcome]
 
-#: The degenerate anchors: no model call.
-ANCHORS = ("always-abstain", "never-abstain", "random-abstain")
 #: Baselines that ask the model.
 MODEL_BASELINES = ("self-consistency", "ptrue", COT_ABSTENTION, "maxprob")
 #: ``verbal-confidence`` is the vconf condition: eval's threshold sweep scores it.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..models import ModelRequest, object_schema
 from ..models.images import ImageInput
@@ -161,11 +162,7 @@ def parse_reply(text: str, condition: str) -> Reply:
     data = json_reply(text, '{"explanation": ..., "answer": ...}')
     if not isinstance(data, dict):
         raise ValueError('expected a JSON object with "explanation" and "answer"')
-    answer = data.get("answer")
-    if isinstance(answer, int | float) and not isinstance(answer, bool):
-        answer = str(answer)
-    if not isinstance(answer, str) or not answer.strip():
-        raise ValueError('"answer" must be a non-empty string')
+    answer = answer_field(data)
     explanation = data.get("explanation", "")
     if not isinstance(explanation, str):
         raise ValueError('"explanation" must be a string')
@@ -177,4 +174,15 @@ def parse_reply(text: str, condition: str) -> Reply:
         if not math.isfinite(value) or not 1 <= value <= 5:
             raise ValueError(f'"confidence" must be from 1 to 5, got {value!r}')
         confidence = float(value)
-    return Reply(" ".join(explanation.split()), " ".join(answer.split()), confidence)
+    return Reply(" ".join(explanation.split()), answer, confidence)
+
+
+def answer_field(data: dict[str, Any]) -> str:
+    """A reply's ``answer``: a non-empty string (a bare number is one), spaces collapsed;
+    ValueError otherwise."""
+    answer = data.get("answer")
+    if isinstance(answer, int | float) and not isinstance(answer, bool):
+        answer = str(answer)
+    if not isinstance(answer, str) or not answer.strip():
+        raise ValueError('"answer" must be a non-empty string')
+    return " ".join(answer.split())

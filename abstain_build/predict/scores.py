@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ..models import ModelRequest, object_schema
 from ..models.replies import json_reply
-from .prompts import ABSTAIN, MAX_TOKENS, TEMPERATURE, Item, Reply, candidate_lines
+from .prompts import ABSTAIN, MAX_TOKENS, TEMPERATURE, Item, Reply, answer_field, candidate_lines
 
 SELF_CONSISTENCY_SAMPLES = 10
 SELF_CONSISTENCY_TEMPERATURE = 0.7
@@ -90,17 +90,13 @@ def parse_cot_abstention(text: str) -> Reply:
     data = json_reply(text, '{"needed": ..., "shown": ..., "missing": ..., "answer": ...}')
     if not isinstance(data, dict):
         raise ValueError('expected a JSON object with "needed", "shown", "missing", "answer"')
-    answer = data.get("answer")
-    if isinstance(answer, int | float) and not isinstance(answer, bool):
-        answer = str(answer)
-    if not isinstance(answer, str) or not answer.strip():
-        raise ValueError('"answer" must be a non-empty string')
+    answer = answer_field(data)
     parts = []
     for name in ("needed", "shown", "missing"):
         value = data.get(name)
         if isinstance(value, str) and value.strip():
             parts.append(f"{name.capitalize()}: {' '.join(value.split())}")
-    return Reply(" ".join(parts), " ".join(answer.split()), None)
+    return Reply(" ".join(parts), answer, None)
 
 
 def answer_probability(

@@ -12,9 +12,8 @@ from typing import Any
 
 from rich.table import Table
 
+from .predictions import ANCHORS
 from .report import mcc_text, percent
-
-ANCHORS = ("always-abstain", "never-abstain", "random-abstain")
 
 
 def _oracle(data: dict[str, Any]) -> dict[str, Any] | None:

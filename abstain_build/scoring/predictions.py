@@ -21,6 +21,8 @@ from ..errors import ConfigError
 #: ``PRED.jsonl`` + this is the sidecar of raw replies ``predict`` writes beside a
 #: predictions file: not predictions (``eval`` leaves such files out).
 SIDECAR_SUFFIX = ".replies.jsonl"
+#: The ``method`` of the degenerate anchors' lines: baselines that call no model.
+ANCHORS = ("always-abstain", "never-abstain", "random-abstain")
 CONFIDENCE_RANGE = (1.0, 5.0)
 PROBABILITY_RANGE = (0.0, 1.0)
 

@@ -40,17 +40,34 @@ def _confusion(scored: Sequence[Scored], tau: float) -> Confusion:
     return matrix
 
 
+def _mean_ranks(values: Sequence[float]) -> list[float]:
+    """1-based ranks of ``values``, ties sharing their mean rank."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for position in order[start : end + 1]:
+            ranks[position] = (start + end) / 2 + 1
+        start = end + 1
+    return ranks
+
+
 def rc_auc(scored: Sequence[Scored]) -> dict[str, Any]:
     """RC-AUC and AURC over the answered items that carry a probability."""
     answered = [
         s for s in scored if not s.abstention.abstained and s.prediction.probability is not None
     ]
-    good = [s.prediction.probability for s in answered if s.cell == "TP"]
-    bad = [s.prediction.probability for s in answered if s.cell != "TP"]
+    values = [float(s.prediction.probability) for s in answered]  # type: ignore[arg-type]
+    good = [s.cell == "TP" for s in answered]
+    n_good = sum(good)
+    n_bad = len(answered) - n_good
     auc = None
-    if good and bad:
-        wins = sum((g > b) + 0.5 * (g == b) for g in good for b in bad)  # type: ignore[operator]
-        auc = round(wins / (len(good) * len(bad)), 6)
+    if n_good and n_bad:  # Mann-Whitney: the good answers' rank sum, ties counting half
+        rank_sum = sum(r for r, is_good in zip(_mean_ranks(values), good, strict=True) if is_good)
+        auc = round((rank_sum - n_good * (n_good + 1) / 2) / (n_good * n_bad), 6)
     aurc = None
     if answered:
         ranked = sorted(answered, key=lambda s: -(s.prediction.probability or 0.0))
@@ -59,7 +76,32 @@ def rc_auc(scored: Sequence[Scored]) -> dict[str, Any]:
             errors += one.cell != "TP"
             risks.append(errors / kept)
         aurc = round(sum(risks) / len(risks), 6)
-    return {"rc_auc": auc, "aurc": aurc, "good_answers": len(good), "bad_answers": len(bad)}
+    return {"rc_auc": auc, "aurc": aurc, "good_answers": n_good, "bad_answers": n_bad}
+
+
+def _oracle_tau(scored: Sequence[Scored], values: Sequence[float]) -> float | None:
+    """The threshold (0 or one of ``values``, the lowest on a tie) with the best MCC, in one
+    pass over the answers sorted by probability: raising tau past an answer's probability
+    moves that one answer to an abstention cell."""
+    matrix = Confusion()
+    flips = []
+    for one in scored:
+        matrix.add(one.cell)
+        p = one.prediction.probability
+        if not one.abstention.abstained and p is not None:
+            flips.append((p, one.cell, "FN" if one.item.answerable else "TN"))
+    flips.sort(key=lambda flip: flip[0])
+    best_tau, best_mcc, moved = None, None, 0
+    for tau in [0.0, *values]:
+        while moved < len(flips) and flips[moved][0] < tau:
+            _, before, after = flips[moved]
+            matrix.add(before, -1.0)
+            matrix.add(after)
+            moved += 1
+        mcc = matrix.mcc
+        if mcc is not None and (best_mcc is None or mcc > best_mcc):
+            best_tau, best_mcc = tau, mcc
+    return best_tau
 
 
 def probability_sweep(scored: Sequence[Scored]) -> dict[str, Any] | None:
@@ -68,11 +110,7 @@ def probability_sweep(scored: Sequence[Scored]) -> dict[str, Any] | None:
     if not values:
         return None
     with_probability = sum(1 for s in scored if s.prediction.probability is not None)
-    best_tau, best_mcc = None, None
-    for tau in [0.0, *values]:
-        mcc = _confusion(scored, tau).mcc
-        if mcc is not None and (best_mcc is None or mcc > best_mcc):
-            best_tau, best_mcc = tau, mcc
+    best_tau = _oracle_tau(scored, values)  # type: ignore[arg-type]
     rows = [{"tau": tau, **_confusion(scored, tau).to_json()} for tau in TAUS]
     oracle = None
     if best_tau is not None:

@@ -218,6 +218,8 @@ class PerturbationRecord:
     """The audit trail of one perturbation, as written under ``transform`` in data.jsonl."""
 
     name: str
+    #: The transform's declared version when it ran (readings are kept per version).
+    version: int
     family: str
     axis: str
     target: str

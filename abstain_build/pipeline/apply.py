@@ -83,6 +83,7 @@ def run_transform(
     plan = transform.plan(ctx)
     record = PerturbationRecord(
         name=transform.name,
+        version=transform.version,
         family=transform.family,
         axis=transform.axis,
         target=transform.target,

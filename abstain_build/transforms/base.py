@@ -73,6 +73,11 @@ class Transform(abc.ABC):
     """Base of every registered transform. Subclass one of the target kinds below."""
 
     name: ClassVar[str] = ""
+    #: What the transform emits, as a number: bump it whenever a change alters its output
+    #: (new bytes, a new rewrite, a new rule of applicability). Blind readings are kept per
+    #: version (:mod:`abstain_build.validity`), so a bump retires the old ones: what was
+    #: measured is no longer what is built.
+    version: ClassVar[int] = 1
     family: ClassVar[str] = ""
     axis: ClassVar[str] = ""
     target: ClassVar[str] = ""
@@ -103,6 +108,8 @@ class Transform(abc.ABC):
             raise TypeError(
                 f"{cls.__name__}: name must be a lowercase identifier, got {cls.name!r}"
             )
+        if not isinstance(cls.version, int) or isinstance(cls.version, bool) or cls.version < 1:
+            raise TypeError(f"{cls.name}: version must be a whole number >= 1, got {cls.version!r}")
         if cls.axis not in FAMILIES:
             raise TypeError(f"{cls.name}: axis must be one of {sorted(FAMILIES)}, got {cls.axis!r}")
         if cls.family not in FAMILIES[cls.axis]:
@@ -128,6 +135,12 @@ class Transform(abc.ABC):
     def plan(self, ctx: TransformContext) -> Plan:
         """Draw parameters and find regions; raise :class:`NotApplicable` with a reason."""
 
+    @classmethod
+    def expected_mode(cls, llm: bool) -> str:
+        """The ``mode`` its items will record (readings are kept per mode): "rule" for a
+        deterministic kernel; rewrites say "template" offline and "llm" with a model."""
+        return "rule"
+
     def affinity(self, features: Features) -> float:
         """Routing: how well the transform suits a sample (0..1) before constraints.
 
@@ -142,6 +155,7 @@ class Transform(abc.ABC):
     def info(cls) -> dict[str, Any]:
         return {
             "name": cls.name,
+            "version": cls.version,
             "family": cls.family,
             "axis": cls.axis,
             "target": cls.target,

@@ -80,6 +80,10 @@ class RewriteTransform(QuestionTransform):
         ),
     }
 
+    @classmethod
+    def expected_mode(cls, llm: bool) -> str:
+        return "llm" if llm and cls.llm_prompt() is not None else "template"
+
     @abc.abstractmethod
     def candidates(self, ctx: TransformContext) -> list[Candidate]:
         """Rewrites to try, best first (a subclass: its transform's offline generator)."""

@@ -23,6 +23,7 @@ from ..registry import register_transform
 @register_transform
 class AdaptiveDarkness(ImageTransform):
     name = "adaptive_darkness"
+    version = 1
     family = "occlusion_ambiguity"
     axis = MODALITY
     target = "image"

@@ -10,6 +10,7 @@ from .semantic_unanswerability import _OfflineRewrite
 @register_transform
 class MultipleCorrectAnswers(_OfflineRewrite):
     name = "multiple_correct_answers"
+    version = 1
     family = "adversarial_ambiguity"
     description = (
         "Name two conventions or constraints under which two options become defensible."
@@ -21,6 +22,7 @@ class MultipleCorrectAnswers(_OfflineRewrite):
 @register_transform
 class AmbiguousReference(_OfflineRewrite):
     name = "ambiguous_reference"
+    version = 1
     family = "adversarial_ambiguity"
     description = (
         "Point the ask at a marking the image does not have: the region circled in red, the"
@@ -33,6 +35,7 @@ class AmbiguousReference(_OfflineRewrite):
 @register_transform
 class ContradictoryPremise(_OfflineRewrite):
     name = "contradictory_premise"
+    version = 1
     family = "adversarial_ambiguity"
     description = (
         "State a condition of a computation a second time, differently ('Another source"

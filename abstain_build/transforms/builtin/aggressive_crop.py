@@ -24,6 +24,7 @@ EDGES = ("top", "bottom", "left", "right")
 @register_transform
 class AggressiveCrop(ImageTransform):
     name = "aggressive_crop"
+    version = 1
     family = "missing_visual_information"
     axis = MODALITY
     changes_geometry = True

@@ -68,6 +68,7 @@ class _TargetQueue:
 @register_transform
 class AggressiveMultiMask(ImageTransform):
     name = "aggressive_multi_mask"
+    version = 1
     family = "missing_visual_information"
     axis = MODALITY
     description = (

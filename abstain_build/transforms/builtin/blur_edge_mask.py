@@ -28,6 +28,7 @@ def central_box(width: int, height: int, area: float) -> tuple[int, int, int, in
 @register_transform
 class BlurEdgeMask(ImageTransform):
     name = "blur_edge_mask"
+    version = 1
     family = "occlusion_ambiguity"
     axis = MODALITY
     description = (

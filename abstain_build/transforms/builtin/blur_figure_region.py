@@ -31,6 +31,7 @@ def _holds(figures: list[Figure], rect: pymupdf.Rect) -> bool:
 @register_transform
 class BlurFigureRegion(EvidencePageTransform):
     name = "blur_figure_region"
+    version = 1
     family = "evidence_removal"
     constraints = (FIGURE_FOUND,)
     axis = EVIDENCE

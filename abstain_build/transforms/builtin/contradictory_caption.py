@@ -17,6 +17,7 @@ from ..rewrite_base import RewriteTransform
 @register_transform
 class ContradictoryCaption(RewriteTransform):
     name = "contradictory_caption"
+    version = 1
     family = "semantic_contradiction"
     constraints = (NEEDS_ANSWER,)
     axis = EVIDENCE

@@ -65,6 +65,7 @@ def table_rows(numbers: list[PageNumber]) -> list[tuple[float, ...]]:
 @register_transform
 class CorruptNumericTokens(NumericPageTransform):
     name = "corrupt_numeric_tokens"
+    version = 1
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE

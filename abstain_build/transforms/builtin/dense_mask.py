@@ -68,6 +68,7 @@ def cell_runs(selected: np.ndarray, labels: np.ndarray) -> list[tuple[int, int, 
 @register_transform
 class DenseMask(EvidencePageTransform):
     name = "dense_mask"
+    version = 1
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"

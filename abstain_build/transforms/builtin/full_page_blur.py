@@ -19,6 +19,7 @@ from ..registry import register_transform
 @register_transform
 class FullPageBlur(EvidencePageTransform):
     name = "full_page_blur"
+    version = 1
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"

@@ -19,6 +19,7 @@ from ..registry import register_transform
 @register_transform
 class OverlayLabelMask(ImageTransform):
     name = "overlay_label_mask"
+    version = 1
     family = "missing_visual_information"
     axis = MODALITY
     description = (

@@ -26,6 +26,7 @@ from ..registry import register_transform
 @register_transform
 class PartialOcclusion(ImageTransform):
     name = "partial_occlusion"
+    version = 1
     family = "occlusion_ambiguity"
     axis = MODALITY
     description = (

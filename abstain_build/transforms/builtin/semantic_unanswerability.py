@@ -29,6 +29,7 @@ class _OfflineRewrite(RewriteTransform):
 @register_transform
 class ImageQuestionMismatch(_OfflineRewrite):
     name = "image_question_mismatch"
+    version = 1
     family = "semantic_unanswerability"
     description = (
         "Ask about a different phenomenon the image cannot address, with options that still"
@@ -40,6 +41,7 @@ class ImageQuestionMismatch(_OfflineRewrite):
 @register_transform
 class MissingContext(_OfflineRewrite):
     name = "missing_context"
+    version = 1
     family = "semantic_unanswerability"
     description = (
         "Ask about what the record does not ship: the earlier version of the image (last"
@@ -52,6 +54,7 @@ class MissingContext(_OfflineRewrite):
 @register_transform
 class ImpossibleVisualTask(_OfflineRewrite):
     name = "impossible_visual_task"
+    version = 1
     family = "semantic_unanswerability"
     description = (
         "Keep the ask but restrict it to what no image supports: 'Using only one pixel of"
@@ -63,6 +66,7 @@ class ImpossibleVisualTask(_OfflineRewrite):
 @register_transform
 class NonexistentReference(_OfflineRewrite):
     name = "nonexistent_reference"
+    version = 1
     family = "semantic_unanswerability"
     description = (
         "Point the ask at an element the image does not have: panel (f), the part labelled"

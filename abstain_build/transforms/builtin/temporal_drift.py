@@ -55,6 +55,7 @@ def determinable(question: str) -> str | None:
 @register_transform
 class TemporalDrift(QuestionTransform):
     name = "temporal_drift"
+    version = 1
     family = "inferential_impossibility"
     constraints = (NEEDS_TIME, NEEDS_PERIOD)
     axis = EVIDENCE

@@ -1,0 +1,81 @@
+"""The validity table on a terminal: ``abstain-build validity``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from .policy import ValidityPolicy
+from .table import ALL_KINDS, Estimate
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def estimate_row(estimate: Estimate, policy: ValidityPolicy) -> list[str]:
+    data = estimate.to_json()
+    low, high = data["low"], data["high"]
+    interval = "-" if low is None else f"{low:.2f}-{high:.2f}"
+    if estimate.kind == ALL_KINDS:
+        decision = policy.decide(estimate.transform, estimate.version, estimate.mode, None)
+        verdict = "clears" if decision.clears else "held back"
+    else:
+        verdict = "clears" if low is not None and low >= policy.min_validity else "held back"
+        verdict = f"cell {verdict}"
+    return [
+        estimate.transform if estimate.kind == ALL_KINDS else f"  {estimate.kind}",
+        f"v{estimate.version}" + ("" if estimate.mode == "rule" else f" {estimate.mode}"),
+        str(data["n"]),
+        str(data["unanswerable"]),
+        str(data["conflicting"]),
+        str(data["answerable"]),
+        str(data["doubtful"]),
+        _percent(data["estimate"]),
+        interval,
+        verdict,
+        ", ".join(data["datasets"]),
+    ]
+
+
+def validity_table(policy: ValidityPolicy) -> Table:
+    table = Table(
+        title="Measured validity (blind readings at the current versions)",
+        caption=f"validity = (unanswerable + conflicting) / n, Wilson 95% interval; a"
+        f" counterpart is accepted offline when its cell's lower bound is >="
+        f" {policy.min_validity:.2f} with n >= {policy.min_readings} (a transform x kind"
+        " cell once it has 25 readings, else the transform)",
+    )
+    for column in (
+        "transform / kind",
+        "version",
+        "n",
+        "unans.",
+        "confl.",
+        "answ.",
+        "doubt.",
+        "validity",
+        "95% CI",
+        "policy",
+        "read on",
+    ):
+        justify: Any = "right" if column in ("n", "unans.", "confl.", "answ.", "doubt.") else None
+        table.add_column(column, justify=justify or "left")
+    for estimate in policy.table.rows():
+        table.add_row(*estimate_row(estimate, policy))
+    return table
+
+
+def print_validity(console: Console, policy: ValidityPolicy, registry_names: list[str]) -> None:
+    table = policy.table
+    console.print(validity_table(policy))
+    unread = [name for name in registry_names if not any(t == name for t, _ in table.overall)]
+    if unread:
+        console.print(f"No readings at the current version: {', '.join(unread)}.")
+    if table.retired:
+        console.print(
+            "Readings of older versions (history, not counted): "
+            + ", ".join(f"{name} {n}" for name, n in table.retired.items())
+        )

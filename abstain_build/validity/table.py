@@ -1,0 +1,177 @@
+"""Validity estimates from blind readings: per transform, and per transform x question kind.
+
+Validity = (unanswerable + conflicting) / n over the readings of the transform's current
+version (and mode: offline template rewrites and model rewrites are measured apart), with
+a Wilson 95% interval. Readings of other versions are kept as history (``retired``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .ledger import ANSWERABLE, CONFLICTING, DOUBTFUL, UNANSWERABLE, Reading
+
+#: Two-sided 95%.
+Z95 = 1.959963984540054
+#: A transform x kind cell speaks for itself from this many readings on; below, the
+#: transform's figure over all kinds is used (SPEC 8).
+CELL_MIN_READINGS = 25
+#: The label of a transform's figure over every question kind.
+ALL_KINDS = "all"
+
+
+def wilson(valid: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of ``valid`` successes in ``n`` trials."""
+    if n <= 0:
+        return 0.0, 1.0
+    if not 0 <= valid <= n:
+        raise ValueError(f"{valid} successes in {n} trials")
+    p = valid / n
+    z2 = z * z
+    denominator = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denominator
+    half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The readings of one transform (or one of its cells) and what they say."""
+
+    transform: str
+    version: int
+    mode: str
+    kind: str
+    verdicts: Mapping[str, int]
+    datasets: tuple[str, ...] = ()
+
+    @property
+    def n(self) -> int:
+        return sum(self.verdicts.values())
+
+    @property
+    def valid(self) -> int:
+        return self.verdicts.get(UNANSWERABLE, 0) + self.verdicts.get(CONFLICTING, 0)
+
+    @property
+    def estimate(self) -> float | None:
+        return self.valid / self.n if self.n else None
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.valid, self.n)
+
+    @property
+    def low(self) -> float:
+        return self.interval[0]
+
+    def to_json(self) -> dict[str, Any]:
+        low, high = self.interval
+        return {
+            "transform": self.transform,
+            "version": self.version,
+            "mode": self.mode,
+            "kind": self.kind,
+            "n": self.n,
+            "valid": self.valid,
+            "unanswerable": self.verdicts.get(UNANSWERABLE, 0),
+            "conflicting": self.verdicts.get(CONFLICTING, 0),
+            "answerable": self.verdicts.get(ANSWERABLE, 0),
+            "doubtful": self.verdicts.get(DOUBTFUL, 0),
+            "estimate": None if self.estimate is None else round(self.estimate, 4),
+            "low": round(low, 4) if self.n else None,
+            "high": round(high, 4) if self.n else None,
+            "datasets": list(self.datasets),
+        }
+
+
+def _estimate(
+    transform: str, version: int, mode: str, kind: str, readings: list[Reading]
+) -> Estimate:
+    return Estimate(
+        transform,
+        version,
+        mode,
+        kind,
+        dict(Counter(r.verdict for r in readings)),
+        tuple(sorted({r.dataset for r in readings})),
+    )
+
+
+@dataclass
+class ValidityTable:
+    """Estimates at the current versions, built once from the readings (picklable)."""
+
+    #: (transform, mode) -> the transform's estimate over every kind.
+    overall: dict[tuple[str, str], Estimate] = field(default_factory=dict)
+    #: (transform, mode, kind) -> the cell's estimate.
+    cells: dict[tuple[str, str, str], Estimate] = field(default_factory=dict)
+    #: Readings of other versions, per transform: history, not counted.
+    retired: dict[str, int] = field(default_factory=dict)
+    #: The current version of each transform the table knows.
+    versions: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_readings(
+        cls, readings: Iterable[Reading], versions: Mapping[str, int] | None = None
+    ) -> ValidityTable:
+        """``versions``: each transform's current version (the registry's); a transform
+        missing from it counts the readings of the highest version the ledger holds."""
+        readings = list(readings)
+        current = dict(versions or {})
+        for reading in readings:
+            if reading.transform not in (versions or {}):
+                current[reading.transform] = max(current.get(reading.transform, 0), reading.version)
+        table = cls(versions=current)
+        by_transform: dict[tuple[str, str], list[Reading]] = defaultdict(list)
+        by_cell: dict[tuple[str, str, str], list[Reading]] = defaultdict(list)
+        for reading in readings:
+            if reading.version != current.get(reading.transform):
+                table.retired[reading.transform] = table.retired.get(reading.transform, 0) + 1
+                continue
+            by_transform[(reading.transform, reading.mode)].append(reading)
+            by_cell[(reading.transform, reading.mode, reading.kind)].append(reading)
+        for (name, mode), group in sorted(by_transform.items()):
+            table.overall[(name, mode)] = _estimate(name, current[name], mode, ALL_KINDS, group)
+        for (name, mode, kind), group in sorted(by_cell.items()):
+            table.cells[(name, mode, kind)] = _estimate(name, current[name], mode, kind, group)
+        return table
+
+    def lookup(self, transform: str, mode: str, kind: str | None) -> Estimate:
+        """The figure an item of ``transform`` (in ``mode``) with a question of ``kind`` is
+        judged by: its cell once that has :data:`CELL_MIN_READINGS` readings, else the
+        transform's over every kind (an empty estimate when there is none)."""
+        if kind is not None:
+            cell = self.cells.get((transform, mode, kind))
+            if cell is not None and cell.n >= CELL_MIN_READINGS:
+                return cell
+        found = self.overall.get((transform, mode))
+        if found is not None:
+            return found
+        return Estimate(transform, self.versions.get(transform, 1), mode, ALL_KINDS, {})
+
+    def rows(self, *, cells: bool = True) -> list[Estimate]:
+        """Each transform's estimate, followed by its cells of at least
+        :data:`CELL_MIN_READINGS` readings (all of them with ``cells`` False: none)."""
+        out: list[Estimate] = []
+        for (name, mode), overall in sorted(self.overall.items()):
+            out.append(overall)
+            if cells:
+                out += [
+                    cell
+                    for (cname, cmode, _), cell in sorted(self.cells.items())
+                    if (cname, cmode) == (name, mode) and cell.n >= CELL_MIN_READINGS
+                ]
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "transforms": [e.to_json() for e in self.overall.values()],
+            "cells": [e.to_json() for e in self.cells.values()],
+            "retired": dict(sorted(self.retired.items())),
+            "cell_min_readings": CELL_MIN_READINGS,
+        }

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 import tomllib
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -80,6 +81,23 @@ TransformsOption = Annotated[
     str | None,
     typer.Option(
         "--transforms", "-t", help="Comma-separated transform names (default: all registered)."
+    ),
+]
+MinValidityOption = Annotated[
+    float | None,
+    typer.Option(
+        "--min-validity",
+        metavar="P",
+        help="Accept a counterpart only where its transform's measured validity (blind"
+        " readings, Wilson 95% lower bound, n >= 20) reaches P; else it is flagged (default"
+        " 0.85 with offline QC; with --qc judges only when given; 0: off).",
+    ),
+]
+LedgerOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--ledger",
+        help="A ledger of blind readings to add to the package's (repeatable).",
     ),
 ]
 
@@ -223,6 +241,8 @@ def transform(
             " or 'record' (the verdict is recorded, nothing changes).",
         ),
     ] = None,
+    min_validity: MinValidityOption = None,
+    ledger: LedgerOption = None,
     config: Annotated[
         Path | None, typer.Option("--config", help="TOML file, or a previous run's manifest.json.")
     ] = None,
@@ -260,6 +280,8 @@ def transform(
         "answer_changed": answer_changed,
         "blind_gate": blind_gate,
         "blind_policy": blind_policy,
+        "min_validity": min_validity,
+        "ledgers": [str(p) for p in ledger] if ledger else None,
         "overwrite": overwrite or None,
     }
     try:
@@ -416,6 +438,8 @@ def qc(
     redo: Annotated[
         bool, typer.Option("--redo", help="Judge every item again (the reply cache still holds).")
     ] = False,
+    min_validity: MinValidityOption = None,
+    ledger: LedgerOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     plugin: PluginOption = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
@@ -424,6 +448,7 @@ def qc(
     from .models import ClientOptions
     from .qc.rerun import rerun_qc
     from .qc.verify import OFFLINE_JUDGES, QcSpec, Verifier
+    from .validity import run_policy
 
     _logging(debug)
     names = tuple(judge or OFFLINE_JUDGES)
@@ -436,7 +461,13 @@ def qc(
     )
     try:
         _registry(_plugins(plugin))  # a plugin may register judges
-        verifier = Verifier(QcSpec(judges=names, model_options=options))
+        policy = run_policy(
+            ledger or [],
+            min_validity,
+            offline=sorted(names) == sorted(OFFLINE_JUDGES),
+            plugins=_plugins(plugin) or [],
+        )
+        verifier = Verifier(QcSpec(judges=names, model_options=options, validity=policy))
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     try:
@@ -750,23 +781,86 @@ def export(
 
 @app.command()
 def audit(
-    out_dir: Annotated[Path, typer.Argument(help="A dataset folder in this output layout.")],
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="A dataset folder to read. With --kits: one or more (NAME=DIR names the"
+            " dataset in the ledger). With --ingest: the readers' answers files.",
+            metavar="PATHS",
+        ),
+    ] = None,
     report_path: Annotated[
         Path | None, typer.Option("--out", help="Where audit.json goes (default: DIR/audit.json).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    kits: Annotated[
+        Path | None,
+        typer.Option(
+            "--kits",
+            metavar="OUT",
+            help="Write blind reading kits of the folders' counterparts to OUT (the key goes"
+            " to OUT.key.jsonl beside it).",
+        ),
+    ] = None,
+    n: Annotated[int, typer.Option("--n", help="With --kits: items to sample.")] = 40,
+    seed: Annotated[int, typer.Option(help="With --kits: the sample's seed.")] = 0,
+    per_reader: Annotated[
+        int, typer.Option(help="With --kits: items per reader (at most one per source).")
+    ] = 8,
+    status: Annotated[
+        str,
+        typer.Option(
+            help="With --kits: QC statuses to sample, comma-separated (held: flagged by the"
+            " validity policy only).",
+        ),
+    ] = "accepted,held",
+    transforms: TransformsOption = None,
+    ingest_key: Annotated[
+        Path | None,
+        typer.Option(
+            "--ingest",
+            metavar="KEY",
+            help="Grade the readers' answers (PATHS) against this kit key and append the"
+            " readings to --ledger.",
+        ),
+    ] = None,
+    ledger: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--ledger",
+            help="With --ingest: the ledger to append to (default validity-ledger.jsonl)."
+            " With --kits: ledgers whose items are not sampled again (besides the package's).",
+        ),
+    ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
 ) -> None:
     """Read every unanswerable item as a model would (the whole document, or the pages or
-    images the record ships) and report the ones that still state their answer.
+    images the record ships) and report the ones that still state their answer; or write
+    blind reading kits (--kits) and grade the readers' answers into a ledger (--ingest).
 
-    Exit 1 when an item QC accepted still states it; 2 when the dataset cannot be read.
+    Exit 1 when an item QC accepted still states its answer; 2 when the dataset cannot be
+    read.
     """
+    _logging(debug)
+    paths = paths or []
+    if kits is not None and ingest_key is not None:
+        raise _fail("--kits and --ingest are two steps: give one")
+    if ingest_key is not None:
+        _ingest(ingest_key, [Path(p) for p in paths], ledger or [])
+        return
+    if kits is not None:
+        _kits(paths, kits, n, seed, per_reader, status, transforms, ledger or [])
+        return
+    if len(paths) != 1:
+        raise _fail("give one dataset folder (several only with --kits)")
+    _leak_audit(Path(paths[0]), report_path, as_json)
+
+
+def _leak_audit(out_dir: Path, report_path: Path | None, as_json: bool) -> None:
     from .errors import InputError
     from .evidence.audit import audit_dataset, print_report, write_report
     from .textregions.ocr import configure_ocr_cache
 
-    _logging(debug)
     if not (out_dir / "data.jsonl").is_file():
         raise _fail(f"{out_dir}: no data.jsonl (not a dataset folder)")
     configure_ocr_cache(out_dir / "state" / "ocr")
@@ -784,6 +878,125 @@ def audit(
         print_report(console, data, target)
     if report.accepted_leaks:
         raise typer.Exit(1)
+
+
+def _kits(
+    paths: list[str],
+    target: Path,
+    n: int,
+    seed: int,
+    per_reader: int,
+    status: str,
+    transforms: str | None,
+    ledgers: list[Path],
+) -> None:
+    from .validity.kits import parse_build, write_kits
+    from .validity.ledger import read_ledgers
+
+    if not paths:
+        raise _fail("--kits: give the dataset folder(s) to sample from")
+    if n < 1 or per_reader < 1:
+        raise _fail("--n and --per-reader must be at least 1")
+    try:
+        builds = [parse_build(p) for p in paths]
+        batch = write_kits(
+            builds,
+            target,
+            n=n,
+            seed=seed,
+            per_reader=per_reader,
+            statuses=_split_names(status) or [],
+            transforms=_split_names(transforms) or [],
+            read=read_ledgers(ledgers),
+        )
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    sampled = Counter(c.key["transform"] for hand in batch.readers.values() for c in hand)
+    err.print(
+        f"[bold green]kits[/] {batch.items} items for {len(batch.readers)} readers in"
+        f" {target}/r01 ... (hand each reader only their folder)",
+        highlight=False,
+    )
+    err.print(
+        "  per transform (sampled/available): "
+        + ", ".join(f"{name} {sampled.get(name, 0)}/{k}" for name, k in batch.available.items()),
+        highlight=False,
+    )
+    err.print(f"  key: {batch.key_path} (keep it from the readers)", highlight=False)
+
+
+def _ingest(key: Path, answers: list[Path], ledgers: list[Path]) -> None:
+    from .validity.ingest import ingest
+    from .validity.ledger import append_readings, read_ledger
+
+    if not answers:
+        raise _fail("--ingest KEY: give the readers' answers files")
+    if len(ledgers) > 1:
+        raise _fail("--ingest appends to one --ledger")
+    target = ledgers[0] if ledgers else Path("validity-ledger.jsonl")
+    try:
+        existing = read_ledger(target) if target.exists() else []
+        result = ingest(key, answers, existing=existing)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    append_readings(target, result.readings)
+    err.print(
+        f"[bold green]ingested[/] {len(result.readings)} readings into {target}"
+        + (f" ({result.duplicates} already there)" if result.duplicates else ""),
+        highlight=False,
+    )
+    for name, counts in result.by_transform().items():
+        err.print(
+            f"  {name}: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())),
+            highlight=False,
+        )
+    for reading in result.readings:
+        if reading.verdict in ("answerable", "doubtful"):
+            err.print(
+                f"  {reading.verdict}: {reading.source} ({reading.transform}): answered"
+                f" {reading.answer!r} ({reading.confidence}) from {reading.where or '?'}",
+                highlight=False,
+            )
+
+
+@app.command()
+def validity(
+    ledgers: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Ledgers of readings to add to the package's.", metavar="LEDGER"),
+    ] = None,
+    no_package: Annotated[
+        bool, typer.Option("--no-package", help="Leave out the readings shipped with the tool.")
+    ] = False,
+    min_validity: Annotated[
+        float, typer.Option(help="The policy's bar on the lower bound (default 0.85).")
+    ] = 0.85,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+    plugin: PluginOption = None,
+) -> None:
+    """Measured validity per transform (and per transform x question kind): blind readings
+    at the current versions, with Wilson 95% intervals and what the policy accepts."""
+    from .validity.ledger import ledger_digest, read_ledgers
+    from .validity.policy import ValidityPolicy
+    from .validity.report import print_validity
+    from .validity.table import ValidityTable
+
+    registry = _registry(_plugins(plugin))
+    try:
+        readings = read_ledgers(ledgers or [], package=not no_package)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    versions = {cls.name: cls.version for cls in registry}
+    policy = ValidityPolicy(
+        ValidityTable.from_readings(readings, versions),
+        min_validity=min_validity,
+        ledger=ledger_digest(readings),
+    )
+    if as_json:
+        print(json.dumps(policy.describe(), indent=2, ensure_ascii=False))
+        return
+    console = out if out.is_terminal else Console(width=max(out.width, 160))
+    print_validity(console, policy, registry.names())
 
 
 @app.command("eval")
@@ -1096,10 +1309,17 @@ def transforms_list(
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     table = Table(title=f"{len(rows)} registered transforms")
-    for column in ("name", "family", "axis", "target", "origin"):
+    for column in ("name", "version", "family", "axis", "target", "origin"):
         table.add_column(column, no_wrap=column in ("name", "target"))
     for row in rows:
-        table.add_row(row["name"], row["family"], row["axis"], row["target"], row["origin"])
+        table.add_row(
+            row["name"],
+            f"v{row['version']}",
+            row["family"],
+            row["axis"],
+            row["target"],
+            row["origin"],
+        )
     # Piped output has no terminal width: do not cut names, families or origins at 80 columns.
     console = out if out.is_terminal else Console(width=max(out.width, 200))
     console.print(table)
@@ -1124,7 +1344,8 @@ def transforms_show(
         print(json.dumps(info, indent=2, ensure_ascii=False))
         return
     out.print(
-        f"[bold]{info['name']}[/]  ({info['family']}, {info['axis']}, target {info['target']})"
+        f"[bold]{info['name']}[/] v{info['version']}  ({info['family']}, {info['axis']},"
+        f" target {info['target']})"
     )
     out.print(f"  {info['description']}")
     out.print(f"  intensity: {info['intensity']}")

@@ -48,7 +48,8 @@ def test_transforms_list_json_describes_every_builtin(listed: list[dict]) -> Non
 def test_transforms_list_json_rows_have_the_documented_keys(listed: list[dict]) -> None:
     assert isinstance(listed, list) and listed
     for row in listed:
-        assert {"name", "family", "axis", "target", "origin", "params"} <= set(row), row
+        assert {"name", "version", "family", "axis", "target", "origin", "params"} <= set(row)
+        assert isinstance(row["version"], int) and row["version"] >= 1, row
         assert row["family"] in FAMILIES[row["axis"]], row
         assert row["target"] in ("image", "document", "question"), row
         assert isinstance(row["params"], dict)

@@ -59,6 +59,12 @@ class BuildConfig:
     #: rewrites only), "skip" (not used as a source) or "record" (recorded only).
     blind_gate: str | None = None
     blind_policy: str = "rewrite"
+    #: The validity policy (SPEC 8): accept a counterpart only where the Wilson lower bound
+    #: of its transform's measured validity reaches this. None: 0.85 with offline QC; with
+    #: model judges the figures are recorded and the bar applies only when given. 0: off.
+    min_validity: float | None = None
+    #: Ledgers of blind readings to add to the package's (``abstain-build audit --ingest``).
+    ledgers: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -96,6 +102,8 @@ class BuildConfig:
             raise ConfigError(
                 f"blind_policy {self.blind_policy!r} is not one of {', '.join(POLICIES)}"
             )
+        if self.min_validity is not None and not 0 <= self.min_validity <= 1:
+            raise ConfigError(f"min_validity must be between 0 and 1, got {self.min_validity}")
         self._check_qc()
 
     def _check_qc(self) -> None:
@@ -129,9 +137,10 @@ FLAG_KEYS = {
     "judge": "judges",
     "plugin": "plugins",
     "param": "transform_params",
+    "ledger": "ledgers",
 }
 #: Settings that hold a list; a comma-separated string is split the way the flag is.
-_LIST_KEYS = ("transforms", "judges", "plugins")
+_LIST_KEYS = ("transforms", "judges", "plugins", "ledgers")
 
 
 def _known(data: dict[str, Any], origin: str) -> dict[str, Any]:
@@ -222,6 +231,13 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     for key in ("source", "out"):
         if isinstance(data.get(key), str) and not Path(data[key]).is_absolute():
             data[key] = str((path.parent / data[key]).resolve())
+    if isinstance(data.get("ledgers"), list):
+        data["ledgers"] = [
+            str((path.parent / p).resolve())
+            if isinstance(p, str) and not Path(p).is_absolute()
+            else p
+            for p in data["ledgers"]
+        ]
     return data
 
 

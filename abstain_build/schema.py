@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: Values of a record's ``kind``.
 ORIGINAL = "original"
@@ -97,6 +97,7 @@ RECORD: dict[str, Any] = {
     "evidence_pages": ["int64"],
     "transform": {
         "name": "string",
+        "version": "int64",
         "family": "string",
         "axis": "string",
         "target": "string",
@@ -177,6 +178,27 @@ RECORD: dict[str, Any] = {
         "judges": [_JUDGE],
         "self_check": "string",  # JSON text: the model's attempt (LLM mode)
         "rejected": [{"transform": "string", "reason": "string", "judges": [_JUDGE]}],
+        #: The validity policy's word (SPEC 8): the transform's measured validity at the
+        #: version that made the item, the cell it was judged by, and whether it cleared.
+        "validity": {
+            "transform_version": "int64",
+            "mode": "string",
+            "cell": "string",
+            "n": "int64",
+            "valid": "int64",
+            "unanswerable": "int64",
+            "conflicting": "int64",
+            "estimate": "float64",
+            "low": "float64",
+            "high": "float64",
+            "source": ["string"],
+            "min_validity": "float64",
+            "applied": "bool",
+            "clears": "bool",
+            "held": "bool",
+            "reason": "string",
+            "ledger": "string",
+        },
         "human": {
             "label": "string",
             "outcome": "string",

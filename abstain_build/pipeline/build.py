@@ -23,8 +23,9 @@ from ..models.probe import probe_model
 from ..qc.verify import OFFLINE_JUDGES, QcSpec, make_judge
 from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
+from ..validity import ValidityPolicy
 from .assets import atomic_write
-from .card import CHART_FILE, dataset_card, transform_chart
+from .card import write_card
 from .manifest import finish_manifest, start_manifest
 from .output import STATE_DIR, RunOutput
 from .parallel import ordered_outcomes
@@ -135,7 +136,21 @@ def qc_spec(config: BuildConfig) -> QcSpec | None:
     options = dataclasses.replace(model_options(config), cache_path=None)
     for name in names:
         make_judge(name, options).close()
-    return QcSpec(judges=names, self_check=bool(config.llm), model_options=model_options(config))
+    return QcSpec(
+        judges=names,
+        self_check=bool(config.llm),
+        model_options=model_options(config),
+        validity=validity_policy(config),
+    )
+
+
+def validity_policy(config: BuildConfig) -> ValidityPolicy:
+    """The measured validity every verified item is judged by (SPEC 8)."""
+    from ..validity import run_policy
+
+    return run_policy(
+        config.ledgers, config.min_validity, offline=config.qc == "offline", plugins=config.plugins
+    )
 
 
 def probe_models(config: BuildConfig) -> None:
@@ -194,8 +209,11 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
     resolved["out"] = str(Path(config.out).resolve())
     resolved["overwrite"] = False
     record_hashes = source.fingerprint()
-    # A changed source must not be mixed into a build of the old one.
+    # A changed source (or changed validity figures) must not be mixed into a build of the
+    # old one.
     fingerprint = dict(config.fingerprint(), source_files_sha256=record_hashes)
+    if job.qc is not None and job.qc.validity is not None:
+        fingerprint["validity_ledger_sha256"] = job.qc.validity.ledger
     done_entries = out.prepare(fingerprint, config.overwrite)
     probe_models(config)
     done_ids = {entry["id"] for entry in done_entries}
@@ -204,6 +222,8 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
         total = min(total, config.limit)
 
     manifest = start_manifest(resolved, source, record_hashes, total, described)
+    if job.qc is not None and job.qc.validity is not None:
+        manifest["validity"] = job.qc.validity.describe()
     _write_json(out.root / "manifest.json", manifest)
 
     usage: list[dict[str, Any]] = []
@@ -259,11 +279,7 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
         processed - len(done_ids),
         len(done_ids),
     )
-    chart = transform_chart(counts)
-    if chart is not None:
-        atomic_write(out.root / CHART_FILE, chart)
-    card = dataset_card(manifest, counts, has_chart=chart is not None)
-    atomic_write(out.root / "README.md", card.encode("utf-8"))
+    write_card(out.root, manifest, counts)
     _write_json(out.root / "manifest.json", manifest)
     return BuildResult(
         out_dir=out.root, counts=counts, manifest=manifest, resumed_samples=len(done_ids)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from ..model import EVIDENCE, MODALITY
 from ..schema import card_features_yaml
 from .summary import BuildCounts
+from .validity_card import validity_lines
 
 CHART_FILE = "transform_distribution.png"
 AXIS_TITLES = {
@@ -73,8 +76,58 @@ def _table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
-def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool) -> str:
-    """Markdown that depends only on what was built (no timings), so reruns reproduce it."""
+def refresh_card(root: Path) -> None:
+    """Write the card again from what the folder holds now (after ``qc`` or a review):
+    its manifest (with the QC rates it records), its journal and its data.jsonl."""
+    import json
+    from collections import defaultdict
+
+    from .output import RunOutput
+    from .summary import count_entries
+
+    manifest_path = root / "manifest.json"
+    if not manifest_path.is_file():
+        return
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    counts = count_entries(RunOutput(root).entries())
+    rates = (manifest.get("counts") or {}).get("qc")
+    if rates:
+        counts.qc = defaultdict(Counter)
+        for family, block in rates["by_family"].items():
+            counts.qc[family].update(block["counts"])
+    write_card(root, manifest, counts)
+
+
+def write_card(root: Path, manifest: dict[str, Any], counts: BuildCounts) -> None:
+    """README.md (and the chart) of a built folder, from its manifest, its counts and what
+    its data.jsonl (and a finalized review) say of each item's status."""
+    from ..scoring.items import data_records
+    from .assets import atomic_write
+    from .validity_card import human_validity, item_statuses
+
+    chart = transform_chart(counts)
+    if chart is not None:
+        atomic_write(root / CHART_FILE, chart)
+    records = list(data_records(root))
+    card = dataset_card(
+        manifest,
+        counts,
+        has_chart=chart is not None,
+        statuses=item_statuses(records),
+        human=human_validity(root, records),
+    )
+    atomic_write(root / "README.md", card.encode("utf-8"))
+
+
+def dataset_card(
+    manifest: dict[str, Any],
+    counts: BuildCounts,
+    has_chart: bool,
+    statuses: dict[str, dict[str, Any]] | None = None,
+    human: dict[str, Counter] | None = None,
+) -> str:
+    """Markdown that depends only on what was built (no timings), so reruns reproduce it.
+    ``statuses`` and ``human`` (see :mod:`.validity_card`) give the Validity section."""
     config = manifest["config"]
     source = manifest["source"]
     totals = counts.to_json()["items"]
@@ -139,6 +192,7 @@ def dataset_card(manifest: dict[str, Any], counts: BuildCounts, has_chart: bool)
     ]
     if has_chart:
         lines += [f"![Items per transform]({CHART_FILE})", ""]
+    lines += validity_lines(manifest, statuses or {}, human)
     reasons = [
         [name, n, reason]
         for name, by_reason in sorted(counts.not_applicable.items())

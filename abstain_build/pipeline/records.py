@@ -123,6 +123,7 @@ def control_record(
         "judges": [],
         "self_check": None,
         "rejected": [],
+        "validity": None,  # the validity policy's word (verified counterparts)
         "human": None,  # set by `abstain-build review --finalize`
     }
     return _record(
@@ -164,6 +165,7 @@ def perturbed_record(
         "judges": [],
         "self_check": None,
         "rejected": [],
+        "validity": None,  # the validity policy's word (verified counterparts)
         "human": None,  # set by `abstain-build review --finalize`
     }
     if verification is not None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..model import FAMILIES, Sample
 from ..models import merge_stats
-from ..routing.route import Balancer, RouteDecision
+from ..routing.route import Balancer, ClearsBar, RouteDecision
 from .parallel import ordered_results
 from .worker import JobSpec
 
@@ -52,7 +52,7 @@ def route_dataset(
     the model calls made for them (LLM mode)."""
     path = state_dir / ROUTES_FILE
     decisions = read_decisions(path)
-    balancer = Balancer(terminal=job.terminal)
+    balancer = Balancer(terminal=job.terminal, clears=validity_bar(job))
     for decision in decisions.values():
         balancer.replay(decision)
     pending = (item for item in items if isinstance(item, Sample) and item.id not in decisions)
@@ -68,6 +68,24 @@ def route_dataset(
             if progress:
                 progress(len(decisions))
     return decisions, usage
+
+
+def validity_bar(job: JobSpec) -> ClearsBar | None:
+    """Whether a transform clears the run's validity bar for a question kind; None when
+    no bar is applied."""
+    policy = job.qc.validity if job.qc is not None else None
+    if policy is None or not policy.applied:
+        return None
+    by_name = {t.name: t for t in job.build_transforms()}
+    llm = job.llm is not None
+
+    def clears(name: str, kind: str | None) -> bool:
+        transform = by_name.get(name)
+        if transform is None:
+            return False
+        return policy.clears(name, transform.version, transform.expected_mode(llm), kind)
+
+    return clears
 
 
 def family_distribution(decisions: Iterable[RouteDecision]) -> dict[str, Any]:

@@ -325,14 +325,19 @@ class SampleProcessor:
         names = list(decision.chain)
         if self.job.qc is not None:  # QC retries may go past the chain's fallbacks
             names += [n for n in decision.eligible if n not in names]
-        chain = [self.by_name[name] for name in names if name in self.by_name]
+        chain = self._measured_first([self.by_name[n] for n in names if n in self.by_name], sample)
         if self.llm is not None:
             _prefetch(chain[:1], sample, inputs, self.llm)
         attempts: list[dict[str, str]] = []
         rejected: list[dict[str, Any]] = []
+        #: The first item the validity policy held back: written (flagged) only when no
+        #: transform whose measured validity clears the bar gives an accepted one.
+        held: tuple[TransformOutput, QcResult] | None = None
         for transform in chain:
             if len(rejected) > MAX_QC_RETRIES:
                 break
+            if held is not None and not self._clears(transform, sample):
+                continue  # another unmeasured item would be held back too
             output, failure = self._attempt(transform, sample, inputs, outcome)
             if output is None:
                 attempts.append({"transform": transform.name, "reason": failure.reason})
@@ -363,6 +368,10 @@ class SampleProcessor:
                     }
                 )
                 continue
+            if verification is not None and verification.held:
+                attempts.append({"transform": transform.name, "reason": verification.reason()})
+                held = held or (output, verification)
+                continue
             qc = None
             if verification is not None:
                 qc = dict(verification.to_json(), rejected=rejected)
@@ -370,6 +379,15 @@ class SampleProcessor:
                 sample, inputs, control, output, decision.record(attempts), qc
             )
             outcome.records.append(record)
+            return
+        if held is not None:
+            output, verification = held
+            qc = dict(verification.to_json(), rejected=rejected)
+            outcome.records.append(
+                self._write_perturbed(
+                    sample, inputs, control, output, decision.record(attempts), qc
+                )
+            )
             return
         tried = "; ".join(f"{a['transform']}: {a['reason']}" for a in attempts)
         if gated:
@@ -386,6 +404,25 @@ class SampleProcessor:
         outcome.problems.append(
             _problem(sample, "routing", f"no transform of the chain gave an item ({tried})")
         )
+
+    def _clears(self, transform: Transform, sample: Sample) -> bool:
+        """Whether ``transform``'s measured validity clears the run's bar for this sample's
+        question kind (True when no bar is applied)."""
+        policy = self.job.qc.validity if self.job.qc is not None else None
+        if policy is None or not policy.applied:
+            return True
+        mode = transform.expected_mode(self.llm is not None)
+        return policy.clears(transform.name, transform.version, mode, _kind(sample))
+
+    def _measured_first(self, chain: list[Transform], sample: Sample) -> list[Transform]:
+        """The chain with the transforms that clear the validity bar moved to the front (in
+        chain order); the others, the terminal fallbacks among them, keep their order. With
+        no bar applied, the chain as routed."""
+        policy = self.job.qc.validity if self.job.qc is not None else None
+        if policy is None or not policy.applied:
+            return chain
+        cleared = [t for t in chain if not t.terminal_fallback and self._clears(t, sample)]
+        return cleared + [t for t in chain if t not in cleared]
 
     def _answer_changed(
         self,
@@ -527,6 +564,14 @@ def _problem(
 ) -> SampleProblem:
     return SampleProblem(
         sample_id=sample.id, stage=stage, reason=reason, source=sample.source, transform=transform
+    )
+
+
+def _kind(sample: Sample) -> str:
+    from ..validity.kinds import question_kind
+
+    return question_kind(
+        sample.question, sample.options, len(sample.images), document=sample.document is not None
     )
 
 

@@ -134,6 +134,7 @@ def rerun_qc(
             continue
         row["qc"]["status"] = entry["status"]
         row["qc"]["judges"] = entry["judges"]
+        row["qc"]["validity"] = entry.get("validity")
         human = (row["qc"].get("human") or {}).get("label")
         if human is not None:  # annotators have the last word over the judges
             row["qc"]["status"] = "accepted" if human == "UNANSWERABLE" else "rejected"
@@ -154,11 +155,9 @@ def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 def _update_manifest(root: Path, verifier: Verifier, rates: dict[str, Any]) -> None:
-    """The manifest's judges and QC rates, and the card written from them."""
+    """The manifest's judges, QC rates and validity policy, and the card written from them."""
     from ..pipeline.assets import atomic_write
-    from ..pipeline.card import dataset_card, transform_chart
-    from ..pipeline.output import RunOutput
-    from ..pipeline.summary import count_entries
+    from ..pipeline.card import refresh_card
 
     path = root / "manifest.json"
     if not path.exists():
@@ -169,11 +168,10 @@ def _update_manifest(root: Path, verifier: Verifier, rates: dict[str, Any]) -> N
     offline = sorted(specs) == sorted(OFFLINE_JUDGES)
     manifest["config"]["qc"] = "offline" if offline else "judges"
     manifest["config"]["judges"] = [] if offline else specs
-    counts = count_entries(RunOutput(root).entries())
-    counts.qc = defaultdict(Counter)
-    for family, block in rates["by_family"].items():
-        counts.qc[family].update(block["counts"])
     manifest.setdefault("counts", {})["qc"] = rates
+    if verifier.spec.validity is not None:
+        manifest["validity"] = verifier.spec.validity.describe()
+    else:
+        manifest.pop("validity", None)
     atomic_write(path, (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
-    card = dataset_card(manifest, counts, has_chart=transform_chart(counts) is not None)
-    atomic_write(root / "README.md", card.encode("utf-8"))
+    refresh_card(root)

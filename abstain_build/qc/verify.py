@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import raise_if_environmental
 from ..evidence.forms import find_in_string, gold_items
 from ..models import ClientOptions, ModelClient
-from .consensus import REJECTED, consensus
+from .consensus import ACCEPTED, FLAGGED, REJECTED, consensus
 from .judges.base import ANSWERABLE, Judge, JudgeItem, Verdict, get_judge
 from .self_check import self_check
+
+if TYPE_CHECKING:
+    from ..validity.policy import ValidityDecision, ValidityPolicy
 
 #: The offline pair: what ``--qc offline`` (and a build without ``--judge``) uses.
 OFFLINE_JUDGES = ("offline:leak", "offline:retention")
@@ -30,6 +33,9 @@ class QcSpec:
     judges: tuple[str, ...] = OFFLINE_JUDGES
     self_check: bool = False  # ask the rewrite model (--llm) first
     model_options: ClientOptions | None = None
+    #: The measured validity each item is judged by (recorded as ``qc.validity``; applied
+    #: when the policy says so); None: not recorded.
+    validity: ValidityPolicy | None = None
 
 
 @dataclass
@@ -39,13 +45,23 @@ class QcResult:
     status: str
     verdicts: list[Verdict] = field(default_factory=list)
     self_check: dict[str, Any] | None = None
+    #: The validity policy's word (``ValidityDecision.to_json``), when the run has one.
+    validity: dict[str, Any] | None = None
 
     @property
     def rejected(self) -> bool:
         return self.status == REJECTED
 
+    @property
+    def held(self) -> bool:
+        """Accepted by the judges, flagged because the transform's measured validity is
+        not known to be high enough."""
+        return bool(self.validity and self.validity.get("held"))
+
     def reason(self) -> str:
-        """Why an item was rejected, in one line."""
+        """Why an item was rejected (or held back), in one line."""
+        if self.held and self.validity is not None:
+            return f"held back by the validity policy: {self.validity['reason']}"
         if self.self_check and self.self_check.get("rejects"):
             return (
                 f"self-check: {self.self_check['model']} answered"
@@ -59,6 +75,7 @@ class QcResult:
             "status": self.status,
             "judges": [v.to_json() for v in self.verdicts],
             "self_check": self.self_check,
+            "validity": self.validity,
         }
 
 
@@ -84,7 +101,10 @@ class Verifier:
         with ThreadPoolExecutor(max_workers=max(1, len(self.judges))) as pool:
             verdicts = list(pool.map(lambda judge: _safe(judge, item), self.judges))
         verdicts = [_gold_read(v, item) for v in verdicts]
-        return QcResult(consensus(verdicts), verdicts, checked)
+        result = QcResult(consensus(verdicts), verdicts, checked)
+        if self.spec.validity is not None:
+            apply_validity(result, self.spec.validity.decide(*validity_key(item)))
+        return result
 
     def model_clients(self) -> list[ModelClient]:
         """The judges' clients, for call and token counts."""
@@ -95,6 +115,39 @@ class Verifier:
     def close(self) -> None:
         for judge in self.judges:
             judge.close()
+
+
+def validity_key(item: JudgeItem) -> tuple[str, int, str, str | None]:
+    """(transform, version, mode, question kind) of an item, for the validity policy. The
+    kind is the source question's (the reference's), so a rewrite is judged by the cell of
+    the question it rewrote."""
+    from ..validity.kinds import question_kind
+
+    transform = item.transform
+    reference = item.reference
+    kind = None
+    if reference is not None:
+        kind = question_kind(
+            reference.question,
+            item.options,
+            len(reference.images),
+            document=reference.document is not None,
+        )
+    return (
+        str(transform.get("name", "")),
+        int(transform.get("version") or 1),
+        str(transform.get("mode") or "rule"),
+        kind,
+    )
+
+
+def apply_validity(result: QcResult, decision: ValidityDecision) -> None:
+    """Record the policy's word; an item the judges accepted whose figures do not clear
+    the bar is flagged (held back), when the policy is applied."""
+    held = result.status == ACCEPTED and decision.applied and not decision.clears
+    if held:
+        result.status = FLAGGED
+    result.validity = decision.to_json(held=held)
 
 
 def _safe(judge: Judge, item: JudgeItem) -> Verdict:

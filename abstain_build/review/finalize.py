@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..pipeline.assets import atomic_write
+from ..pipeline.card import refresh_card
 from ..pipeline.output import dumps, rewrite_data
 from .kappa import fleiss_kappa
 from .queue import AUDIT, DATA_FILE, FLAGGED, Queue, ReviewError, load_queue, qc_status
@@ -72,6 +73,7 @@ def finalize(root: Path, min_annotators: int = 3) -> dict[str, Any]:
     summary = _summary(queue, names, ballots, rows, min_annotators)
     payload = json.dumps(summary, indent=1, ensure_ascii=False) + "\n"
     atomic_write(root / SUMMARY_FILE, payload.encode("utf-8"))
+    refresh_card(root)  # the card's Validity section gains this review's figures
     return summary
 
 

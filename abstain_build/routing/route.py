@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -52,13 +52,21 @@ class SampleScores:
     problem: str | None = None
     #: Model calls made to classify the sample (LLM mode), for the manifest.
     model_usage: list[dict[str, Any]] = field(default_factory=list)
+    #: The question's kind (the validity table's cell: evidence type or image dependency,
+    #: from the offline classifiers).
+    kind: str | None = None
 
 
 def score_sample(
     sample: Sample, transforms: Sequence[Transform], features: Features
 ) -> SampleScores:
     """Every candidate's score and the eligible ones; rules relaxed only if none is."""
+    from ..validity.kinds import question_kind
+
     result = SampleScores(sample.id, sample.axis, features)
+    result.kind = question_kind(
+        sample.question, sample.options, len(sample.images), document=sample.document is not None
+    )
     candidates = [t for t in transforms if not t.terminal_fallback and t.check(sample) is None]
     result.scores = [score_transform(t, features) for t in candidates]
     result.eligible, result.threshold = eligible(result.scores)
@@ -121,12 +129,27 @@ class RouteDecision:
         }
 
 
-class Balancer:
-    """The sequential pass: keeps the family mix near uniform, in source order."""
+#: Whether a transform's measured validity clears the run's bar for a question kind.
+ClearsBar = Callable[[str, "str | None"], bool]
 
-    def __init__(self, terminal: Sequence[str] = (), margin: float = BALANCE_MARGIN) -> None:
+
+class Balancer:
+    """The sequential pass: keeps the family mix near uniform, in source order.
+
+    With a validity bar (``clears``), the eligible transforms of the preferred family that
+    clear it compete first, and the fallbacks that clear it come before the others: an item
+    is held back by the policy only when no transform that clears it applies.
+    """
+
+    def __init__(
+        self,
+        terminal: Sequence[str] = (),
+        margin: float = BALANCE_MARGIN,
+        clears: ClearsBar | None = None,
+    ) -> None:
         self.terminal = list(terminal)
         self.margin = margin
+        self.clears = clears
         self.family_use: Counter[str] = Counter()
         self.transform_use: Counter[str] = Counter()
 
@@ -172,8 +195,10 @@ class Balancer:
                 decision.family = "evidence_removal"
                 self.replay(decision)
             return decision
-        pick = self._pick(scored.eligible)
+        pick = self._pick(scored.eligible, scored.kind)
         rest = [s.transform for s in scored.eligible if s is not pick]
+        if self.clears is not None:
+            rest.sort(key=lambda name: not self.clears(name, scored.kind))  # stable
         chain = [pick.transform, *rest[:MAX_ALTERNATIVES]]
         if terminal and not set(terminal) & set(chain):
             chain = [*chain[:MAX_ALTERNATIVES], terminal[0]]
@@ -184,8 +209,11 @@ class Balancer:
         self.replay(decision)
         return decision
 
-    def _pick(self, eligible_scores: list[RouteScore]) -> RouteScore:
+    def _pick(self, eligible_scores: list[RouteScore], kind: str | None = None) -> RouteScore:
         tier = first_choices(eligible_scores)
+        if self.clears is not None:
+            measured = [s for s in tier if self.clears(s.transform, kind)]
+            tier = measured or tier
         best = max(s.score for s in tier)
         near = [s for s in tier if s.score >= best - self.margin - 1e-9]
         best_in: dict[str, float] = {}

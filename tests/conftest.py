@@ -134,15 +134,18 @@ def no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def fixture_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The two shipped fixtures built once for the session (seed 3, offline QC): originals
-    and accepted counterparts, for review, export, predict and eval. Treat as read-only:
-    copy a build before changing it (eval's reports under DATASET/eval are the exception)."""
+    """The two shipped fixtures built once for the session (seed 3, offline QC without the
+    validity bar, so the judges' accepted items stay accepted): originals and accepted
+    counterparts, for review, export, predict and eval. Treat as read-only: copy a build
+    before changing it (eval's reports under DATASET/eval are the exception)."""
     from abstain_build import BuildConfig, build
 
     base = tmp_path_factory.mktemp("fixture-builds")
     out = {}
     for name in ("mmmu", "mmlongbench-doc"):
-        build(BuildConfig(source=str(FIXTURES / name), out=str(base / name), seed=3))
+        config = BuildConfig(source=str(FIXTURES / name), out=str(base / name), seed=3)
+        config.min_validity = 0.0
+        build(config)
         out[name] = base / name
     return out
 

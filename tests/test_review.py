@@ -395,6 +395,18 @@ def test_finalize_reports_kappa_and_the_confusion_with_qc(
     assert "unverified" not in confusion["matrix"]
     assert confusion["audited_without_qc"] == audited["unverified"]
     assert confusion["qc_agreement"] == 1.0
+    # The card gains this dataset's own validity per transform (the audit's majority labels).
+    transform_of = {
+        r["id"]: (r["transform"] or {}).get("name") for r in read_jsonl(root / "data.jsonl")
+    }
+    expected: dict[str, Counter] = {}
+    for item in queue.items:
+        label = U if statuses[item.id] in ("accepted", "unverified") else A
+        expected.setdefault(transform_of[item.id], Counter())[label] += 1
+    card = (root / "README.md").read_text(encoding="utf-8")
+    assert "### This dataset's own review" in card
+    for name, labels in expected.items():
+        assert f"| {name} | {sum(labels.values())} | {labels[U]} | {labels[A]} | 0 |" in card
 
 
 def test_status_before_review_follows_a_later_qc_run() -> None:

@@ -394,3 +394,35 @@ def test_the_self_check_rejects_what_the_model_still_answers(
         assert rejected["reason"].startswith("self-check:") and rejected["judges"] == []
         assert json.loads(row["qc"]["self_check"])["answerable"] is False
         assert row["transform"]["name"] != rejected["transform"]
+
+
+def test_qc_holds_to_the_measured_validity_when_asked_and_re_decides_without_asking(
+    server: ModelServer, unverified: Path, tmp_path: Path
+) -> None:
+    out = copy_dataset(unverified, tmp_path / "ds")
+    server.responder = judge_server(lambda model, q: UNANSWERABLE)
+    judges = (
+        "--judge",
+        f"openai:a@{server.openai_url}",
+        "--judge",
+        f"openai:b@{server.openai_url}",
+    )
+    recorded = run_cli("qc", str(out), *judges)
+    assert recorded.returncode == 0, recorded.stderr
+    rows = [r for r in read_jsonl(out / "data.jsonl") if r["transform"]]
+    # Model judges without --min-validity: the figures are recorded, not applied.
+    assert {r["qc"]["status"] for r in rows} == {"accepted"}
+    assert all(r["qc"]["validity"]["applied"] is False for r in rows)
+    calls = len(server.requests)
+    gated = run_cli("qc", str(out), *judges, "--min-validity", "0.85")
+    assert gated.returncode == 0, gated.stderr
+    assert len(server.requests) == calls  # the verdicts come from the journal
+    for row in (r for r in read_jsonl(out / "data.jsonl") if r["transform"]):
+        validity = row["qc"]["validity"]
+        assert validity["applied"] is True
+        if validity["clears"]:
+            assert row["qc"]["status"] == "accepted"
+            assert validity["n"] >= 20 and validity["low"] >= 0.85
+        else:
+            assert row["qc"]["status"] == "flagged" and validity["held"] is True
+            assert validity["reason"].startswith(row["transform"]["name"])

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from .consensus import ACCEPTED
 from .judges.base import JudgeItem, Reference
-from .verify import OFFLINE_JUDGES, QcResult, Verifier
+from .verify import OFFLINE_JUDGES, QcResult, Verifier, apply_validity, record_validity_key
 
 QC_JOURNAL = "qc.jsonl"
 
@@ -128,13 +129,15 @@ def rerun_qc(
                 progress(len(done), total)
     statuses: Counter[str] = Counter()
     by_family: dict[str, Counter] = defaultdict(Counter)
+    controls = {r["group_id"]: r for r in rows if r["transform"] is None}
     for row in rows:
         entry = done.get(row["id"])
         if row["transform"] is None or entry is None:
             continue
-        row["qc"]["status"] = entry["status"]
+        row["qc"]["status"], row["qc"]["validity"] = _with_policy(
+            verifier, entry, row, controls.get(row["group_id"])
+        )
         row["qc"]["judges"] = entry["judges"]
-        row["qc"]["validity"] = entry.get("validity")
         human = (row["qc"].get("human") or {}).get("label")
         if human is not None:  # annotators have the last word over the judges
             row["qc"]["status"] = "accepted" if human == "UNANSWERABLE" else "rejected"
@@ -146,6 +149,24 @@ def rerun_qc(
     rates = qc_rates(by_family)
     _update_manifest(root, verifier, rates)
     return RerunResult(len(pending), resumed, statuses, rates)
+
+
+def _with_policy(
+    verifier: Verifier,
+    entry: dict[str, Any],
+    row: dict[str, Any],
+    control: dict[str, Any] | None,
+) -> tuple[str, dict[str, Any] | None]:
+    """(status, qc.validity) of a journaled verdict under this run's validity policy: the
+    judges' decision is kept, the bar is applied again (so ``qc`` with another
+    ``--min-validity`` re-decides without asking any judge)."""
+    policy = verifier.spec.validity
+    if policy is None:
+        return entry["status"], None
+    held = bool((entry.get("validity") or {}).get("held"))
+    result = QcResult(ACCEPTED if held else entry["status"])
+    apply_validity(result, policy.decide(*record_validity_key(row, control)))
+    return result.status, result.validity
 
 
 def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:

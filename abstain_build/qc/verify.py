@@ -141,6 +141,29 @@ def validity_key(item: JudgeItem) -> tuple[str, int, str, str | None]:
     )
 
 
+def record_validity_key(
+    record: dict[str, Any], control: dict[str, Any] | None
+) -> tuple[str, int, str, str | None]:
+    """:func:`validity_key` of a written record (its control gives the source question)."""
+    from ..validity.kinds import question_kind
+
+    transform = record["transform"]
+    kind = None
+    if control is not None:
+        kind = question_kind(
+            control["question"],
+            control.get("options") or (),
+            len(control.get("images") or ()),
+            document=control.get("document") is not None,
+        )
+    return (
+        str(transform["name"]),
+        int(transform.get("version") or 1),
+        str(transform.get("mode") or "rule"),
+        kind,
+    )
+
+
 def apply_validity(result: QcResult, decision: ValidityDecision) -> None:
     """Record the policy's word; an item the judges accepted whose figures do not clear
     the bar is flagged (held back), when the policy is applied."""

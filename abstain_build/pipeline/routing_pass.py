@@ -73,19 +73,12 @@ def route_dataset(
 def validity_bar(job: JobSpec) -> ClearsBar | None:
     """Whether a transform clears the run's validity bar for a question kind; None when
     no bar is applied."""
+    from ..validity.policy import clears_bar
+
     policy = job.qc.validity if job.qc is not None else None
     if policy is None or not policy.applied:
         return None
-    by_name = {t.name: t for t in job.build_transforms()}
-    llm = job.llm is not None
-
-    def clears(name: str, kind: str | None) -> bool:
-        transform = by_name.get(name)
-        if transform is None:
-            return False
-        return policy.clears(name, transform.version, transform.expected_mode(llm), kind)
-
-    return clears
+    return clears_bar(policy, job.build_transforms(), job.llm is not None)
 
 
 def family_distribution(decisions: Iterable[RouteDecision]) -> dict[str, Any]:

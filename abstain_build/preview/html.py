@@ -110,12 +110,23 @@ def _verdicts(item: PreviewItem) -> list[str]:
             for v in item.qc.get("judges", [])
         )
         error = item.qc.get("error")
+        validity = item.qc.get("validity") or {}
+        measured = ""
+        if validity:
+            verdict = "clears the bar" if validity.get("clears") else "held back (flagged)"
+            measured = (
+                f"<p><b>Measured validity</b>: {escape(str(validity.get('reason', '')))}"
+                f" &mdash; {verdict}</p>"
+            )
         out += [
             f"<h3>Offline QC <span class='badge {escape(status)}'>{escape(status)}</span></h3>",
             "<p class='meta'>What a build's default QC would decide: accepted when both"
-            " judges say UNANSWERABLE, rejected when both say ANSWERABLE, flagged for"
-            " review when they split.</p>",
+            " judges say UNANSWERABLE and the transform's measured validity clears the bar"
+            " (blind readings, see <code>abstain-build validity</code>), rejected when both"
+            " say ANSWERABLE, flagged for review when they split or the validity is not"
+            " known to be high enough.</p>",
             f"<ul class='compact'>{lines}</ul>" if lines else "",
+            measured,
             f"<p>{escape(error)}</p>" if error else "",
         ]
     return out

@@ -24,6 +24,8 @@ from ..routing.route import Balancer, RouteDecision, score_sample
 from ..transforms.base import NotApplicable, Transform
 from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
+from ..validity import ValidityPolicy, run_policy
+from ..validity.policy import clears_bar
 from .html import render_html
 from .overlay import region_overlays
 from .sheet import contact_sheet
@@ -94,14 +96,22 @@ def _transforms(
 
 
 def _route(
-    sample: Sample, inputs: SampleInputs, transforms: list[Transform], llm: ModelClient | None
+    sample: Sample,
+    inputs: SampleInputs,
+    transforms: list[Transform],
+    llm: ModelClient | None,
+    policy: ValidityPolicy | None = None,
 ) -> RouteDecision | None:
-    """How routing would choose for this sample alone (no dataset to balance against)."""
+    """How routing would choose for this sample alone (no dataset to balance against),
+    the transforms that clear the validity bar first, as a build routes."""
     try:
         features = sample_features(sample, inputs, llm)
     except Exception as exc:  # shown on the page; the transforms still run
         return RouteDecision(sample.id, [], None, None, f"routing failed: {exc}")
-    return Balancer(terminal=("full_page_blur",)).choose(score_sample(sample, transforms, features))
+    balancer = Balancer(
+        terminal=("full_page_blur",), clears=clears_bar(policy, transforms, llm is not None)
+    )
+    return balancer.choose(score_sample(sample, transforms, features))
 
 
 def _prepare_folder(out_dir: Path) -> Path:
@@ -218,7 +228,9 @@ def preview(
     )
     store = AssetStore(out_dir)
     inputs = SampleInputs(sample, limits or InputLimits())
-    verifier = Verifier(QcSpec(judges=OFFLINE_JUDGES))  # what a build's default QC decides
+    # What a build's default QC decides, the validity bar included.
+    policy = run_policy([], None, offline=True, plugins=plugins or [])
+    verifier = Verifier(QcSpec(judges=OFFLINE_JUDGES, validity=policy))
     try:
         try:
             inputs.validate()
@@ -239,7 +251,7 @@ def preview(
             store.write(f"assets/original/{name}", data)
             for name, data in zip(names, originals, strict=True)
         ]
-        decision = _route(sample, inputs, chosen, client)
+        decision = _route(sample, inputs, chosen, client, policy)
         selection = select_transforms(sample, chosen)
         items: list[PreviewItem] = [
             PreviewItem(t, status="not_applicable", reason=selection.not_applicable[t.name])

@@ -10,12 +10,15 @@ model judges or human review, and routing tries the transforms that clear first.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .table import ALL_KINDS, Estimate, ValidityTable
+
+if TYPE_CHECKING:
+    from ..transforms.base import Transform
 
 #: The default bar: 25 valid readings of 25 give a lower bound of 0.87; 38 of 40, 0.84.
 DEFAULT_MIN_VALIDITY = 0.85
@@ -158,6 +161,24 @@ def load_policy(
         applied=applied and min_validity > 0,
         ledger=ledger_digest(readings),
     )
+
+
+def clears_bar(
+    policy: ValidityPolicy | None, transforms: Sequence[Transform], llm: bool
+) -> Callable[[str, str | None], bool] | None:
+    """Routing's question: does transform NAME clear the bar for a question of KIND (with
+    the mode its items will have)? None when no bar is applied."""
+    if policy is None or not policy.applied:
+        return None
+    by_name = {t.name: t for t in transforms}
+
+    def clears(name: str, kind: str | None) -> bool:
+        transform = by_name.get(name)
+        if transform is None:
+            return False
+        return policy.clears(name, transform.version, transform.expected_mode(llm), kind)
+
+    return clears
 
 
 def run_policy(

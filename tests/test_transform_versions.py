@@ -8,7 +8,7 @@ with the one recorded for its version in ``tests/data/transform_outputs.json``.
 
 After a deliberate change: bump the transform's ``version`` and record the new digests
 with ``ABSTAIN_BUILD_RECORD_OUTPUTS=1 pytest tests/test_transform_versions.py``. (A
-transform that makes no item of the fixtures, as the offline templates of five image
+transform that makes no item of the fixtures, as the offline templates of six image
 rewrites do today, is pinned as making none: the day it makes one, its version moves.)
 """
 

@@ -838,8 +838,7 @@ def audit(
     images the record ships) and report the ones that still state their answer; or write
     blind reading kits (--kits) and grade the readers' answers into a ledger (--ingest).
 
-    Exit 1 when an item QC accepted still states its answer; 2 when the dataset cannot be
-    read.
+    Exit 1 when an item QC accepted still states its answer; 2 when a dataset is unreadable.
     """
     _logging(debug)
     paths = paths or []

@@ -975,22 +975,19 @@ def validity(
 ) -> None:
     """Measured validity per transform (and per transform x question kind): blind readings
     at the current versions, with Wilson 95% intervals and what the policy accepts."""
-    from .validity.ledger import ledger_digest, read_ledgers
-    from .validity.policy import ValidityPolicy
+    from .validity.policy import load_policy
     from .validity.report import print_validity
-    from .validity.table import ValidityTable
 
     registry = _registry(_plugins(plugin))
     try:
-        readings = read_ledgers(ledgers or [], package=not no_package)
+        policy = load_policy(
+            ledgers or [],
+            min_validity=min_validity,
+            plugins=_plugins(plugin) or [],
+            package=not no_package,
+        )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
-    versions = {cls.name: cls.version for cls in registry}
-    policy = ValidityPolicy(
-        ValidityTable.from_readings(readings, versions),
-        min_validity=min_validity,
-        ledger=ledger_digest(readings),
-    )
     if as_json:
         print(json.dumps(policy.describe(), indent=2, ensure_ascii=False))
         return

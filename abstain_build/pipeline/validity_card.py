@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..schema import COUNTERPART, record_kind
+from ..validity.kinds import shown_status
 from ..validity.table import wilson
 
 #: Where ``review --finalize`` leaves its summary (see :mod:`..review.finalize`).
@@ -24,10 +25,7 @@ def item_statuses(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]
         if record_kind(record) != COUNTERPART:
             continue
         transform = record["transform"]
-        qc = record.get("qc") or {}
-        status = qc.get("status") or "unverified"
-        if status == "flagged" and (qc.get("validity") or {}).get("held"):
-            status = "held"
+        status = shown_status(record)
         block = out.setdefault(
             transform["name"],
             {

@@ -325,7 +325,8 @@ class SampleProcessor:
         names = list(decision.chain)
         if self.job.qc is not None:  # QC retries may go past the chain's fallbacks
             names += [n for n in decision.eligible if n not in names]
-        chain = self._measured_first([self.by_name[n] for n in names if n in self.by_name], sample)
+        kind = _kind(sample)
+        chain = self._measured_first([self.by_name[n] for n in names if n in self.by_name], kind)
         if self.llm is not None:
             _prefetch(chain[:1], sample, inputs, self.llm)
         attempts: list[dict[str, str]] = []
@@ -336,7 +337,7 @@ class SampleProcessor:
         for transform in chain:
             if len(rejected) > MAX_QC_RETRIES:
                 break
-            if held is not None and not self._clears(transform, sample):
+            if held is not None and not self._clears(transform, kind):
                 continue  # another unmeasured item would be held back too
             output, failure = self._attempt(transform, sample, inputs, outcome)
             if output is None:
@@ -405,23 +406,23 @@ class SampleProcessor:
             _problem(sample, "routing", f"no transform of the chain gave an item ({tried})")
         )
 
-    def _clears(self, transform: Transform, sample: Sample) -> bool:
-        """Whether ``transform``'s measured validity clears the run's bar for this sample's
-        question kind (True when no bar is applied)."""
+    def _clears(self, transform: Transform, kind: str) -> bool:
+        """Whether ``transform``'s measured validity clears the run's bar for a question of
+        ``kind`` (True when no bar is applied)."""
         policy = self.job.qc.validity if self.job.qc is not None else None
         if policy is None or not policy.applied:
             return True
         mode = transform.expected_mode(self.llm is not None)
-        return policy.clears(transform.name, transform.version, mode, _kind(sample))
+        return policy.clears(transform.name, transform.version, mode, kind)
 
-    def _measured_first(self, chain: list[Transform], sample: Sample) -> list[Transform]:
+    def _measured_first(self, chain: list[Transform], kind: str) -> list[Transform]:
         """The chain with the transforms that clear the validity bar moved to the front (in
         chain order); the others, the terminal fallbacks among them, keep their order. With
         no bar applied, the chain as routed."""
         policy = self.job.qc.validity if self.job.qc is not None else None
         if policy is None or not policy.applied:
             return chain
-        cleared = [t for t in chain if not t.terminal_fallback and self._clears(t, sample)]
+        cleared = [t for t in chain if not t.terminal_fallback and self._clears(t, kind)]
         return cleared + [t for t in chain if t not in cleared]
 
     def _answer_changed(

@@ -145,17 +145,10 @@ def record_validity_key(
     record: dict[str, Any], control: dict[str, Any] | None
 ) -> tuple[str, int, str, str | None]:
     """:func:`validity_key` of a written record (its control gives the source question)."""
-    from ..validity.kinds import question_kind
+    from ..validity.kinds import control_kind
 
     transform = record["transform"]
-    kind = None
-    if control is not None:
-        kind = question_kind(
-            control["question"],
-            control.get("options") or (),
-            len(control.get("images") or ()),
-            document=control.get("document") is not None,
-        )
+    kind = control_kind(control) if control is not None else None
     return (
         str(transform["name"]),
         int(transform.get("version") or 1),

@@ -15,6 +15,7 @@ and "(B)" is B, and a wrong answer is never a hit):
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..scoring.abstention import AbstentionMatcher
 from .ledger import (
     ANSWERABLE,
     CONFIDENCES,
@@ -48,6 +50,14 @@ class Graded:
     verdict: str
     rule: str
     note: str
+
+
+@functools.cache
+def _matcher() -> AbstentionMatcher:
+    """eval's abstention phrases, compiled once."""
+    from ..scoring.abstention import build_matcher
+
+    return build_matcher()
 
 
 def _confidence(value: Any) -> str:
@@ -82,7 +92,6 @@ def grade_reading(key: dict[str, Any], answer: dict[str, Any]) -> Graded:
 
 def _verdict(key: dict[str, Any], answer: dict[str, Any]) -> tuple[str, str, list[str]]:
     """(verdict, grading rule, notes) from the answer alone, before fluency."""
-    from ..scoring.abstention import build_matcher
     from ..scoring.answers import grade
 
     confidence = _confidence(answer.get("confidence"))
@@ -93,7 +102,7 @@ def _verdict(key: dict[str, Any], answer: dict[str, Any]) -> tuple[str, str, lis
     notes = [f"conflict: {conflict}"] if conflict else []
     abstained = not text or confidence == "none"
     if not abstained:
-        abstained = build_matcher().match(text, [*options, gold]).abstained
+        abstained = _matcher().match(text, [*options, gold]).abstained
     if abstained or confidence == "guess":
         return (CONFLICTING if conflict else UNANSWERABLE), "", notes
     result = grade(text, gold, answer_format=key.get("grading_format"), options=options)

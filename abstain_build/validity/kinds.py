@@ -9,6 +9,7 @@ time, in a reading kit and in the ledger.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 
 def question_kind(
@@ -31,3 +32,26 @@ def answer_kind(answer_format: str | None, options: Sequence[str] = ()) -> str:
     if options:
         return "multiple-choice"
     return str(answer_format or "open")
+
+
+def control_kind(control: dict[str, Any]) -> str:
+    """:func:`question_kind` of a written control record (the source question)."""
+    return question_kind(
+        control["question"],
+        control.get("options") or (),
+        len(control.get("images") or ()),
+        document=control.get("document") is not None,
+    )
+
+
+#: A counterpart the judges accepted and the validity policy flagged.
+HELD = "held"
+
+
+def shown_status(record: dict[str, Any]) -> str:
+    """A counterpart's QC status, ``held`` for one only the validity policy flagged."""
+    qc = record.get("qc") or {}
+    status = str(qc.get("status") or "unverified")
+    if status == "flagged" and (qc.get("validity") or {}).get("held"):
+        return HELD
+    return status

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..schema import COUNTERPART, record_kind
-from .kinds import answer_kind, question_kind
+from .kinds import answer_kind, control_kind, shown_status
 from .ledger import Reading, fingerprint
 
 #: Items per reader (AUDIT.md: a reader gets 6-8).
@@ -91,14 +91,6 @@ def parse_build(argument: str) -> Build:
     return Build(root, root.name)
 
 
-def _status(record: dict[str, Any]) -> str:
-    qc = record.get("qc") or {}
-    validity = qc.get("validity") or {}
-    if qc.get("status") == "flagged" and validity.get("held"):
-        return "held"
-    return str(qc.get("status"))
-
-
 def candidates(builds: Sequence[Build], statuses: Sequence[str]) -> list[Candidate]:
     """The counterparts of ``builds`` whose QC status is one of ``statuses``."""
     from ..scoring.items import data_records
@@ -108,7 +100,7 @@ def candidates(builds: Sequence[Build], statuses: Sequence[str]) -> list[Candida
         records = list(data_records(build.root))
         controls = {r["group_id"]: r for r in records if record_kind(r) == "original"}
         for record in records:
-            if record_kind(record) != COUNTERPART or _status(record) not in statuses:
+            if record_kind(record) != COUNTERPART or shown_status(record) not in statuses:
                 continue
             control = controls.get(record["group_id"])
             if control is None:
@@ -120,7 +112,6 @@ def candidates(builds: Sequence[Build], statuses: Sequence[str]) -> list[Candida
 def _key(build: Build, record: dict[str, Any], control: dict[str, Any]) -> dict[str, Any]:
     transform = record["transform"]
     options = list(record.get("options") or [])
-    document = record.get("document") is not None
     return {
         "record": record["id"],
         "item": fingerprint(record["group_id"], transform["name"], transform["params"]),
@@ -131,15 +122,13 @@ def _key(build: Build, record: dict[str, Any], control: dict[str, Any]) -> dict[
         "transform": transform["name"],
         "version": int(transform.get("version") or 1),
         "mode": transform.get("mode") or "rule",
-        "kind": question_kind(
-            control["question"], options, len(control.get("images") or []), document=document
-        ),
+        "kind": control_kind(control),
         "answer_format": answer_kind(record.get("answer_format"), options),
         "gold": str(record.get("original_answer") or control.get("answer") or ""),
         "grading_format": record.get("answer_format"),
         "options": options,
         "question": record["question"],
-        "status": _status(record),
+        "status": shown_status(record),
     }
 
 

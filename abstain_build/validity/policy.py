@@ -147,12 +147,14 @@ def load_policy(
     min_validity: float = DEFAULT_MIN_VALIDITY,
     applied: bool = True,
     plugins: Sequence[str] = (),
+    package: bool = True,
 ) -> ValidityPolicy:
-    """The policy over the package's readings and ``ledgers``, at the registry's versions."""
+    """The policy over the package's readings (unless ``package`` is False) and
+    ``ledgers``, at the registry's versions."""
     from ..transforms.registry import get_registry
     from .ledger import ledger_digest, read_ledgers
 
-    readings = read_ledgers([Path(p) for p in ledgers])
+    readings = read_ledgers([Path(p) for p in ledgers], package=package)
     versions = {cls.name: cls.version for cls in get_registry(tuple(plugins))}
     table = ValidityTable.from_readings(readings, versions)
     return ValidityPolicy(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 #: Values of a record's ``kind``.
 ORIGINAL = "original"
@@ -76,6 +76,9 @@ _JUDGE = {
     "kind": "string",
     "score": "float64",
     "found": "string",
+    #: The answer a model judge gave, and how it grades against the gold.
+    "answer": "string",
+    "answer_grade": "string",
 }
 
 RECORD: dict[str, Any] = {

@@ -53,7 +53,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
-    verdict = json.dumps({"verdict": "UNANSWERABLE", "confidence": "HIGH", "justification": "x"})
+    verdict = json.dumps(
+        {"answer": "none", "verdict": "UNANSWERABLE", "confidence": "HIGH", "justification": "x"}
+    )
     with ModelServer() as server:
         server.responder = lambda received: reply(verdict, delay=args.latency)
         specs = (f"openai:judge-a@{server.openai_url}", f"openai:judge-b@{server.openai_url}")

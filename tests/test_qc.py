@@ -52,21 +52,58 @@ def test_a_judge_that_read_the_gold_on_the_item_decides_alone() -> None:
     assert consensus([unsure, v(UNANSWERABLE)]) == "flagged"
 
 
-def test_a_model_judge_giving_the_gold_has_read_it() -> None:
+def _item(family: str = "evidence_removal", answer: str = "8831") -> JudgeItem:
     from abstain_build.qc.judges.base import Reference
-    from abstain_build.qc.verify import _gold_read
 
-    item = JudgeItem(
+    return JudgeItem(
         id="x",
         axis="evidence_sufficiency",
         question="What was revenue?",
-        reference=Reference(question="What was revenue?", answer="8831", answer_format="Int"),
+        transform={"name": "t", "family": family},
+        reference=Reference(question="What was revenue?", answer=answer, answer_format="Int"),
     )
+
+
+def test_a_model_judge_giving_the_gold_has_read_it() -> None:
+    from abstain_build.qc.verify import graded_answer
+
+    item = _item()
     says = Verdict("model:m", ANSWERABLE, "HIGH", "Page 71 shows $8.8 billion.", "model")
-    assert _gold_read(says, item).read_gold
+    assert graded_answer(says, item).read_gold
     other = Verdict("model:m", ANSWERABLE, "HIGH", "It shows $9.4 billion.", "model")
-    assert not _gold_read(other, item).read_gold
-    assert Verdict.from_json(_gold_read(says, item).to_json()).found
+    assert not graded_answer(other, item).read_gold
+    assert Verdict.from_json(graded_answer(says, item).to_json()).found
+
+
+def test_a_judge_that_reaches_the_gold_rejects_whatever_verdict_it_states() -> None:
+    from abstain_build.qc.verify import graded_answer
+
+    item = _item()
+    claims = Verdict("model:m", UNANSWERABLE, "HIGH", "hidden", "model", answer="8,831")
+    graded = graded_answer(claims, item)
+    assert graded.read_gold and graded.answer_grade == "gold"
+    assert consensus([graded, v(UNANSWERABLE)]) == "rejected"
+    again = Verdict.from_json(graded.to_json())
+    assert again.answer == "8,831" and again.answer_grade == "gold" and again.read_gold
+    for answer, grade in (
+        ("none", "none"),
+        ("I cannot tell from the page", "none"),
+        ("9,400", "other"),
+    ):
+        verdict = Verdict("model:m", UNANSWERABLE, "HIGH", "hidden", "model", answer=answer)
+        graded = graded_answer(verdict, item)
+        assert graded.answer_grade == grade and not graded.read_gold
+        assert consensus([graded, v(UNANSWERABLE)]) == "accepted"
+
+
+def test_a_caption_item_whose_judge_takes_the_documents_value_is_reconciled_not_leaked() -> None:
+    from abstain_build.qc.verify import graded_answer
+
+    item = _item(family="semantic_contradiction")
+    verdict = Verdict("model:m", UNANSWERABLE, "MEDIUM", "two values", "model", answer="8831")
+    graded = graded_answer(verdict, item)
+    assert graded.answer_grade == "reconciled" and not graded.read_gold
+    assert consensus([graded, v(UNANSWERABLE)]) == "accepted"
 
 
 @pytest.mark.parametrize(
@@ -75,7 +112,9 @@ def test_a_model_judge_giving_the_gold_has_read_it() -> None:
         "It is answerable.",
         '{"verdict": "maybe", "confidence": "HIGH", "justification": "x"}',
         '{"verdict": "ANSWERABLE", "confidence": "VERY", "justification": "x"}',
-        '{"verdict": "ANSWERABLE", "confidence": "LOW", "justification": ""}',
+        '{"answer": "x", "verdict": "ANSWERABLE", "confidence": "LOW", "justification": ""}',
+        '{"verdict": "ANSWERABLE", "confidence": "LOW", "justification": "no answer field"}',
+        '{"answer": {"x": 1}, "verdict": "ANSWERABLE", "confidence": "LOW", "justification": "x"}',
     ],
 )
 def test_a_verdict_outside_the_format_is_refused(text: str) -> None:
@@ -95,7 +134,12 @@ def test_a_model_judge_sees_only_the_perturbed_item(server: ModelServer) -> None
         images=(buffer.getvalue(),),
         transform={"name": "adaptive_darkness"},
     )
-    verdict = {"verdict": "UNANSWERABLE", "confidence": "HIGH", "justification": "too dark"}
+    verdict = {
+        "answer": "none",
+        "verdict": "UNANSWERABLE",
+        "confidence": "HIGH",
+        "justification": "too dark",
+    }
     server.push(reply(json.dumps(verdict)))
     judge = ModelJudge(f"openai:judge@{server.openai_url}")
     try:
@@ -116,9 +160,12 @@ def test_a_model_judge_sees_only_the_perturbed_item(server: ModelServer) -> None
 JUDGE_SYSTEM = "You check test items"
 
 
-def judge_server(decide: Callable[[str, str], str]) -> Callable[[Received], Action]:
-    """A server whose judge ``model`` answers ``decide(model, question)``; other prompts
-    (routing's dependency classifier, self-checks) are not expected here."""
+def judge_server(
+    decide: Callable[[str, str], str], answer: Callable[[str, str], str] = lambda m, q: "none"
+) -> Callable[[Received], Action]:
+    """A server whose judge ``model`` rules ``decide(model, question)`` and answers
+    ``answer(model, question)``; other prompts (routing's dependency classifier,
+    self-checks) are not expected here."""
 
     def respond(received: Received) -> Action:
         assert JUDGE_SYSTEM in json.dumps(received.body), "only judge requests expected"
@@ -126,7 +173,14 @@ def judge_server(decide: Callable[[str, str], str]) -> Callable[[Received], Acti
         question = received.texts()[-1].split("Question:\n", 1)[1].split("\n", 1)[0]
         verdict = decide(model, question)
         return reply(
-            json.dumps({"verdict": verdict, "confidence": "HIGH", "justification": "seen"})
+            json.dumps(
+                {
+                    "answer": answer(model, question),
+                    "verdict": verdict,
+                    "confidence": "HIGH",
+                    "justification": "seen",
+                }
+            )
         )
 
     return respond
@@ -426,3 +480,81 @@ def test_qc_holds_to_the_measured_validity_when_asked_and_re_decides_without_ask
         else:
             assert row["qc"]["status"] == "flagged" and validity["held"] is True
             assert validity["reason"].startswith(row["transform"]["name"])
+
+
+def test_judges_that_give_the_gold_while_claiming_unanswerable_get_nothing_accepted(
+    server: ModelServer, unverified: Path, tmp_path: Path
+) -> None:
+    rows = [r for r in read_jsonl(unverified / "data.jsonl") if r["transform"]]
+    gold = {r["question"].split("\n")[0]: r["original_answer"] for r in rows}
+    judges = (
+        "--judge",
+        f"openai:a@{server.openai_url}",
+        "--judge",
+        f"openai:b@{server.openai_url}",
+    )
+
+    # Both judges claim UNANSWERABLE; judge a gives the gold as its answer.
+    out = copy_dataset(unverified, tmp_path / "liar")
+    server.responder = judge_server(
+        lambda model, q: UNANSWERABLE, lambda model, q: gold[q] if model == "a" else "none"
+    )
+    assert run_cli("qc", str(out), *judges).returncode == 0
+    judged = [r for r in read_jsonl(out / "data.jsonl") if r["transform"]]
+    assert judged and {r["qc"]["status"] for r in judged} == {"rejected"}
+    for row in judged:
+        first = row["qc"]["judges"][0]
+        assert first["answer_grade"] == "gold" and first["found"]
+
+    # Judges that cannot answer let the same items through.
+    out = copy_dataset(unverified, tmp_path / "honest")
+    server.responder = judge_server(lambda model, q: UNANSWERABLE)
+    assert run_cli("qc", str(out), *judges).returncode == 0
+    judged = [r for r in read_jsonl(out / "data.jsonl") if r["transform"]]
+    assert {r["qc"]["status"] for r in judged} == {"accepted"}
+    assert {j["answer_grade"] for r in judged for j in r["qc"]["judges"]} == {"none"}
+
+
+def test_a_document_judge_is_shown_the_whole_document_and_the_edited_pages(
+    server: ModelServer,
+) -> None:
+    import pymupdf
+
+    pdf = pymupdf.open()
+    for number in range(1, 6):
+        pdf.new_page().insert_text((72, 72), f"Page {number} says fact {number * 11}.")
+    document = pdf.tobytes()
+    evidence = pdf[1].get_pixmap(dpi=40).tobytes("png")
+    item = JudgeItem(
+        id="doc/hide",
+        axis="evidence_sufficiency",
+        question="What fact does the report give?",
+        images=(evidence,),
+        document=document,
+        pages=(2,),
+        transform={"name": "remove_numeric_tokens", "edits": {"regions": [{"page": 4}]}},
+    )
+    server.push(
+        reply(
+            json.dumps(
+                {
+                    "answer": "none",
+                    "verdict": UNANSWERABLE,
+                    "confidence": "LOW",
+                    "justification": "x",
+                }
+            )
+        )
+    )
+    judge = ModelJudge(f"openai:judge@{server.openai_url}")
+    try:
+        judge.judge(item)
+    finally:
+        judge.close()
+    (received,) = server.requests
+    text = " ".join(received.texts())
+    for number in range(1, 6):  # every page's text layer, not only the evidence page
+        assert f"fact {number * 11}" in text
+    assert "attached images are pages 2, 4" in text
+    assert len(received.images()) == 2  # the evidence page and the edited page 4
+    assert "remove_numeric_tokens" not in text

@@ -15,7 +15,7 @@ from ..errors import raise_if_environmental
 from ..evidence.forms import find_in_string, gold_items
 from ..models import ClientOptions, ModelClient
 from .consensus import ACCEPTED, FLAGGED, REJECTED, consensus
-from .judges.base import ANSWERABLE, Judge, JudgeItem, Verdict, get_judge
+from .judges.base import ANSWERABLE, ERROR, Judge, JudgeItem, Verdict, get_judge
 from .self_check import self_check
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ class Verifier:
             return QcResult(REJECTED, [], checked)
         with ThreadPoolExecutor(max_workers=max(1, len(self.judges))) as pool:
             verdicts = list(pool.map(lambda judge: _safe(judge, item), self.judges))
-        verdicts = [_gold_read(v, item) for v in verdicts]
+        verdicts = [graded_answer(v, item) for v in verdicts]
         result = QcResult(consensus(verdicts), verdicts, checked)
         if self.spec.validity is not None:
             apply_validity(result, self.spec.validity.decide(*validity_key(item)))
@@ -175,15 +175,54 @@ def _safe(judge: Judge, item: JudgeItem) -> Verdict:
         return judge.verdict("ERROR", "", f"the judge failed: {type(exc).__name__}: {exc}")
 
 
-def _gold_read(verdict: Verdict, item: JudgeItem) -> Verdict:
-    """A model judge that says ANSWERABLE and gives the gold answer in its justification
-    has read the gold on the item: its verdict becomes decisive (``found``)."""
-    if verdict.kind != "model" or verdict.verdict != ANSWERABLE or verdict.found:
+#: Transform families whose item is unanswerable because two values conflict: a judge
+#: that settles on the document's value has seen one side of the conflict (recorded as
+#: "reconciled"), not read a leak.
+CONFLICT_FAMILIES = ("semantic_contradiction",)
+
+
+def graded_answer(verdict: Verdict, item: JudgeItem) -> Verdict:
+    """Grade a model judge's answer against the gold with ``eval``'s graders.
+
+    A judge that reaches the gold has read it on the item, whatever verdict it states: the
+    verdict becomes decisive (``found``), so consensus rejects the item. On a caption item
+    the gold reached is recorded as ``reconciled`` instead. An answer-less judge (older
+    replies) is still caught when it says ANSWERABLE and its justification gives the gold.
+    """
+    if verdict.kind != "model" or verdict.verdict == ERROR or item.reference is None:
         return verdict
-    if item.reference is None:
+    reference = item.reference
+    if verdict.answer:
+        grade = _answer_grade(verdict.answer, reference.answer, reference.answer_format, item)
+        if grade != "gold":
+            return replace(verdict, answer_grade=grade)
+        if item.transform.get("family") in CONFLICT_FAMILIES:
+            return replace(verdict, answer_grade="reconciled")
+        return replace(
+            verdict, answer_grade="gold", found=f"the judge's answer: {verdict.answer!r}"
+        )
+    if verdict.verdict != ANSWERABLE or verdict.found:
         return verdict
-    golds = gold_items(item.reference.answer, item.reference.answer_format, item.options)
+    golds = gold_items(reference.answer, reference.answer_format, item.options)
     matches = find_in_string(golds, verdict.justification)
     if not matches:
         return verdict
     return replace(verdict, found=f"the judge's answer: {matches[0].printed!r}")
+
+
+def _answer_grade(answer: str, gold: str, answer_format: str | None, item: JudgeItem) -> str:
+    """ "gold", "other" or "none" (no answer, or an abstention)."""
+    from ..scoring.abstention import default_matcher
+    from ..scoring.answers import grade
+
+    text = answer.strip()
+    options = list(item.options)
+    if not text or text.lower() in ("none", "n/a", "unknown", "unanswerable"):
+        return "none"
+    if default_matcher().match(text, [*options, gold]).abstained:
+        return "none"
+    return (
+        "gold"
+        if grade(text, gold, answer_format=answer_format, options=options).correct
+        else "other"
+    )

@@ -19,6 +19,7 @@ makes "Answer: N/A" an abstention without making every "n/a" in a table one.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -255,3 +256,9 @@ def build_matcher(extra_files: Sequence[Path] = ()) -> AbstentionMatcher:
     for path in extra_files:
         phrases.extend(read_phrase_file(path))
     return AbstentionMatcher(phrases)
+
+
+@functools.cache
+def default_matcher() -> AbstentionMatcher:
+    """The default phrases, compiled once per process (ledger grading, judges' answers)."""
+    return build_matcher()

@@ -15,7 +15,6 @@ and "(B)" is B, and a wrong answer is never a hit):
 
 from __future__ import annotations
 
-import functools
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..scoring.abstention import AbstentionMatcher
+from ..scoring.abstention import default_matcher
 from .ledger import (
     ANSWERABLE,
     CONFIDENCES,
@@ -50,14 +49,6 @@ class Graded:
     verdict: str
     rule: str
     note: str
-
-
-@functools.cache
-def _matcher() -> AbstentionMatcher:
-    """eval's abstention phrases, compiled once."""
-    from ..scoring.abstention import build_matcher
-
-    return build_matcher()
 
 
 def _confidence(value: Any) -> str:
@@ -102,7 +93,7 @@ def _verdict(key: dict[str, Any], answer: dict[str, Any]) -> tuple[str, str, lis
     notes = [f"conflict: {conflict}"] if conflict else []
     abstained = not text or confidence == "none"
     if not abstained:
-        abstained = _matcher().match(text, [*options, gold]).abstained
+        abstained = default_matcher().match(text, [*options, gold]).abstained
     if abstained or confidence == "guess":
         return (CONFLICTING if conflict else UNANSWERABLE), "", notes
     result = grade(text, gold, answer_format=key.get("grading_format"), options=options)

@@ -70,10 +70,19 @@ class Verdict:
     #: '$8.8 billion'"); empty when it read none. A verdict that read the gold is decisive:
     #: the item is rejected whatever the other judge says (:func:`..consensus.consensus`).
     found: str = ""
+    #: The answer a model judge gave (``"none"`` when it gave none); empty for judges that
+    #: do not answer.
+    answer: str = ""
+    #: How ``answer`` grades against the gold (``eval``'s graders): "gold", "other" or
+    #: "none"; "reconciled" for a caption item whose judge settled on the document's value
+    #: (the conflict it must see, not a leak). Empty when not graded.
+    answer_grade: str = ""
 
     @property
     def read_gold(self) -> bool:
-        return self.verdict == ANSWERABLE and bool(self.found)
+        """The judge read (or reached) the gold on the item: decisive, whatever verdict it
+        states, unless it could not decide at all."""
+        return self.verdict != ERROR and bool(self.found)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -84,12 +93,16 @@ class Verdict:
             "kind": self.kind,
             "score": None if self.score is None else round(float(self.score), 4),
             "found": self.found or None,
+            "answer": self.answer or None,
+            "answer_grade": self.answer_grade or None,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Verdict:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         known["found"] = known.get("found") or ""
+        known["answer"] = known.get("answer") or ""
+        known["answer_grade"] = known.get("answer_grade") or ""
         return cls(**known)
 
 
@@ -114,9 +127,13 @@ class Judge(abc.ABC):
         justification: str,
         score: float | None = None,
         found: str = "",
+        answer: str = "",
     ) -> Verdict:
-        """A verdict signed by this judge (``found``: the gold as read on the item)."""
-        return Verdict(self.name, verdict, confidence, justification, self.kind, score, found)
+        """A verdict signed by this judge (``found``: the gold as read on the item;
+        ``answer``: the answer a model judge gave)."""
+        return Verdict(
+            self.name, verdict, confidence, justification, self.kind, score, found, answer
+        )
 
 
 _JUDGES: dict[str, type[Judge]] = {}

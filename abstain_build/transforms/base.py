@@ -15,6 +15,7 @@ Three target kinds share this shape:
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -249,6 +250,10 @@ class EvidencePageTransform(DocumentTransform):
 
     #: Edit every page that states the answer, not only the listed ones.
     edits_statement_pages: ClassVar[bool] = True
+    #: Question rules under which the edit cannot take the answer away, each giving a
+    #: reason or None (:mod:`.functional.asks`): a blur keeps the shapes and colours a
+    #: question that counts or colours charts is about, so blurs decline such questions.
+    declines_questions: ClassVar[tuple[Callable[[str], str | None], ...]] = ()
     #: A page edited only for the operand rows it prints gets black rectangles over their
     #: numbers (:func:`.functional.evidence_edits.seal_related_page`) instead of
     #: :meth:`plan_page`; transforms that edit it their own way (erase, blur) say False.
@@ -277,6 +282,10 @@ class EvidencePageTransform(DocumentTransform):
         return 100.0 * float(np.mean(shares))
 
     def plan(self, ctx: TransformContext) -> Plan:
+        for rule in self.declines_questions:
+            reason = rule(ctx.sample.question)
+            if reason:
+                raise NotApplicable(f"the question {reason}: {self.name} would leave it answerable")
         pages = self.pages(ctx)
         if not pages:
             raise NotApplicable("the sample lists no evidence pages")

@@ -32,6 +32,7 @@ from ...routing.scoring import NEEDS_NUMBERS
 from ...textregions.words import share_a_line
 from ..base import NotApplicable, TransformContext
 from ..functional.answer_change import restated_answer
+from ..functional.asks import counts_parts
 from ..functional.number_rewrite import Rewrite, wrong_quantity, wrong_year
 from ..functional.numbers import find_numbers
 from ..functional.page_numbers import PageNumber, rewrite_edit, same_line
@@ -65,7 +66,8 @@ def table_rows(numbers: list[PageNumber]) -> list[tuple[float, ...]]:
 @register_transform
 class CorruptNumericTokens(NumericPageTransform):
     name = "corrupt_numeric_tokens"
-    version = 1
+    version = 2
+    declines_questions = (counts_parts,)
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE
@@ -79,6 +81,8 @@ class CorruptNumericTokens(NumericPageTransform):
         " also erases some words on those lines). The printed result never equals the"
         " original nor the gold answer. Text-layer pages get real text (the PDF's text says"
         " the new values); image-only pages are edited in pixels."
+        " Not applicable to questions that count parts of the document (charts, tables, pages, "
+        "mentions): wrong digits leave the count as it was."
     )
     params = {
         "numeric_ratio": Param(

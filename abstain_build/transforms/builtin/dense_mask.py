@@ -9,6 +9,7 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
+from ..functional.asks import graphical_ask
 from ..functional.evidence_edits import seal_evidence
 from ..functional.page_content import DETECTORS, inflate, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
@@ -68,7 +69,8 @@ def cell_runs(selected: np.ndarray, labels: np.ndarray) -> list[tuple[int, int, 
 @register_transform
 class DenseMask(EvidencePageTransform):
     name = "dense_mask"
-    version = 1
+    version = 2
+    declines_questions = (graphical_ask,)
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"
@@ -81,6 +83,8 @@ class DenseMask(EvidencePageTransform):
         " box (the whole page if it is blank) is masked, and one more mask over each statement"
         " of the answer left outside them; also on every other page that states the answer."
         " Everything under a mask is redacted: text layer, image pixels, vector art."
+        " Not applicable to questions that count, colour or locate graphical things: the masks' "
+        "gaps keep their shapes and colours."
     )
     params = {
         "min_coverage": Param(

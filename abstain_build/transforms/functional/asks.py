@@ -1,0 +1,100 @@
+"""What a question asks about the page's *things*, as opposed to the values it prints.
+
+Blind readers answered questions that count, colour or locate graphical things through
+edits meant to take values away: a blurred page still shows how many pie charts it holds
+and what colour the highlighted band is; corrupting digits does not change how many
+exhibits a report has. These rules let such transforms decline those questions:
+
+- :func:`counts_parts`: the question counts parts of the document (charts, tables,
+  figures, pages, slides, sections, footnotes...) or the times something is mentioned:
+  the answer is not a printed value, so number corruption cannot take it away.
+- :func:`graphical_ask`: the question counts, colours or locates graphical things
+  (charts, tables, photos, logos, people in a picture): a blur or dense masks keep the
+  shapes and colours it is about.
+
+Each returns the matched words (a reason a reader can check) or None.
+"""
+
+from __future__ import annotations
+
+import re
+
+_GRAPHIC = (
+    r"(?:pie|bar|line|donut|doughnut|flow)?\s?(?:charts?|graphs?|plots?|diagrams?"
+    r"|figures?|tables?|images?|pictures?|photos?|photographs?|maps?|logos?|icons?"
+    r"|illustrations?|screenshots?|infographics?|drawings?|flowcharts?|bars?|pies?"
+    r"|arrows?|boxes|circles?|flags?|cartoons?|emojis?|symbols?|shapes?|colou?rs?)"
+)
+#: People and objects count as graphical only where the question points at a picture.
+_DEPICTED = (
+    r"(?:people|persons?|men|women|children|kids|faces?|hands?|cars?|animals?|dogs?|cats?"
+    r"|birds?|buildings?|trees?|players?|students?|workers?)"
+)
+_PICTURE_CONTEXT = re.compile(
+    r"\b(?:photos?|photographs?|pictures?|images?|figures?|illustrations?|drawings?"
+    r"|shown|depicted|pictured|appear(?:s|ing)?|visible|wearing|on\s+the\s+cover"
+    r"|(?:in|on)\s+(?:the\s+)?(?:page|slide)s?)\b",
+    re.IGNORECASE,
+)
+_STRUCTURE = (
+    r"(?:pages?|slides?|sections?|subsections?|chapters?|appendi(?:x|ces)|footnotes?"
+    r"|references?|citations?|bullet\s+points?|bullets?|paragraphs?|headings?|columns?"
+    r"|rows?|hyperlinks?|links?|equations?|tabs?|steps?|exhibits?)"
+)
+_COUNT = r"\b(?:how\s+many|(?<!\bpage\s)numbers?\s+of|count\s+(?:of\s+)?(?:the\s+)?)"
+_GAP = r"(?:\s+[\w'-]+){0,4}?\s+"
+
+_COUNT_GRAPHIC = re.compile(rf"{_COUNT}{_GAP}{_GRAPHIC}\b", re.IGNORECASE)
+_COUNT_GRAPHIC_NEAR = re.compile(rf"{_COUNT}\s+{_GRAPHIC}\b", re.IGNORECASE)
+_COUNT_DEPICTED = re.compile(rf"{_COUNT}{_GAP}{_DEPICTED}\b|{_COUNT}\s+{_DEPICTED}\b", re.I)
+_COUNT_STRUCTURE = re.compile(
+    rf"{_COUNT}{_GAP}{_STRUCTURE}\b|{_COUNT}\s+{_STRUCTURE}\b|\bhow\s+many\s+times\b", re.I
+)
+_COLOUR = re.compile(
+    r"\b(?:what|which)\s+(?:is\s+the\s+)?colou?rs?\b|\bcolou?r(?:s|ed)?\s+(?:of|is|are|does"
+    r"|do|used|represents?|indicates?|stands?)\b|\bin\s+what\s+colou?r\b|\bcolou?r[- ]coded\b",
+    re.IGNORECASE,
+)
+_LOCATE = re.compile(
+    r"\b(?:on|in)\s+(?:which|what)\s+(?:page|slide|side|corner|part\s+of\s+the\s+(?:page"
+    r"|slide|figure|image|picture|chart))\b"
+    r"|\bwhich\s+(?:page|slide)\s+(?:contains|has|shows|displays|includes)\b"
+    r"|\bwhere\s+(?:is|are|was|were)\b[^?]{0,80}?\b(?:placed|positioned|shown|displayed"
+    r"|depicted|located\s+(?:on|in)\s+the\s+(?:page|slide|figure|image|picture|chart))\b"
+    r"|\b(?:top|bottom|upper|lower)[- ](?:left|right)\b|\bposition\s+of\s+the\b",
+    re.IGNORECASE,
+)
+
+
+def _said(match: re.Match[str] | None) -> str | None:
+    return " ".join(match.group(0).split()) if match else None
+
+
+def counts_parts(question: str) -> str | None:
+    """Why ``question`` counts document parts, mentions or graphical things (see the
+    module docstring); None when it counts none."""
+    depicted = _COUNT_DEPICTED.search(question)
+    counted = (
+        _said(_COUNT_GRAPHIC_NEAR.search(question))
+        or _said(_COUNT_STRUCTURE.search(question))
+        or _said(_COUNT_GRAPHIC.search(question))
+        or (_said(depicted) if depicted and _PICTURE_CONTEXT.search(question) else None)
+    )
+    return f"counts parts of the document or mentions ({counted!r})" if counted else None
+
+
+def graphical_ask(question: str) -> str | None:
+    """Why ``question`` is about graphical things (count, colour or place), or None."""
+    counted = _said(_COUNT_GRAPHIC_NEAR.search(question)) or _said(_COUNT_GRAPHIC.search(question))
+    if counted:
+        return f"counts graphical things ({counted!r})"
+    depicted = _COUNT_DEPICTED.search(question)
+    if depicted and _PICTURE_CONTEXT.search(question):
+        return f"counts what a picture shows ({_said(depicted)!r})"
+    colour = _said(_COLOUR.search(question))
+    if colour:
+        return f"asks a colour ({colour!r})"
+    place = _said(_LOCATE.search(question))
+    if place:
+        return f"asks where something is ({place!r})"
+    return None

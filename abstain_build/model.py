@@ -154,6 +154,13 @@ class Edits:
     pages_hidden: list[int] = field(default_factory=list)
     pages_cropped: list[PageCrop] = field(default_factory=list)
 
+    def pages(self) -> list[int]:
+        """The 1-based pages edited, in order."""
+        pages = {r.page for r in self.regions if r.page is not None}
+        pages |= {t.page for t in self.tokens if t.page is not None}
+        pages |= set(self.pages_hidden) | {c.page for c in self.pages_cropped}
+        return sorted(pages)
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -8,10 +8,13 @@ decline such questions (while still taking questions about printed values).
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
+import pymupdf
 import pytest
 
 from abstain_build.media.inputs import SampleInputs
+from abstain_build.media.pdf_channels import channel_texts, drop_page_channels
 from abstain_build.pipeline.apply import run_transform
 from abstain_build.transforms import NotApplicable, get_registry
 from abstain_build.transforms.functional.asks import counts_parts, graphical_ask
@@ -86,3 +89,98 @@ def test_number_corruption_declines_counts_and_still_corrupts_values() -> None:
         _plan("corrupt_numeric_tokens", "How many tables are included in the document?", "4")
     output = _plan("corrupt_numeric_tokens", "What was ACME's total revenue in FY2021?", "11642.4")
     assert output.record.edits.tokens
+
+
+# -- channels nobody re-read: structure tree, outlines, annotations -------------------------
+
+
+def tagged_report(path: Path) -> Path:
+    """Three pages; page 2 states revenue, and the structure tree, an outline entry and a
+    note annotation of page 2 say it again."""
+    pdf = pymupdf.open()
+    for number in range(1, 4):
+        page = pdf.new_page()
+        page.insert_text((72, 90), f"Annual report, page {number}.", fontsize=12)
+        if number == 2:
+            page.insert_text((72, 140), "Total revenue was $8,831 million in 2020.", fontsize=12)
+            page.add_text_annot((300, 300), "Reviewer: revenue 8,831 million")
+    root, heading, other = pdf.get_new_xref(), pdf.get_new_xref(), pdf.get_new_xref()
+    pdf.update_object(root, f"<< /Type /StructTreeRoot /K [{heading} 0 R {other} 0 R] >>")
+    pdf.update_object(
+        heading,
+        f"<< /Type /StructElem /S /H1 /P {root} 0 R /Pg {pdf[1].xref} 0 R"
+        " /ActualText (Revenue reached 8,831 million in 2020) >>",
+    )
+    pdf.update_object(
+        other,
+        f"<< /Type /StructElem /S /Figure /P {root} 0 R /Pg {pdf[2].xref} 0 R"
+        " /Alt (A photo of the head office) >>",
+    )
+    pdf.xref_set_key(pdf.pdf_catalog(), "StructTreeRoot", f"{root} 0 R")
+    pdf.set_toc([[1, "Overview", 1], [1, "Revenue of 8,831 million", 2], [2, "Notes", 3]])
+    pdf.save(path)
+    return path
+
+
+def test_every_channel_of_a_page_is_read(tmp_path: Path) -> None:
+    with pymupdf.open(tagged_report(tmp_path / "tagged.pdf")) as pdf:
+        texts = channel_texts(pdf, [2])
+    said = {(t.channel, t.text) for t in texts}
+    assert ("structure", "Revenue reached 8,831 million in 2020") in said
+    assert ("outline", "Revenue of 8,831 million") in said
+    assert ("annotation", "Reviewer: revenue 8,831 million") in said
+    assert all(t.page == 2 for t in texts)
+
+
+def test_an_edited_page_drops_its_channels_and_the_others_keep_theirs(tmp_path: Path) -> None:
+    with pymupdf.open(tagged_report(tmp_path / "tagged.pdf")) as pdf:
+        notes = drop_page_channels(pdf, [2])
+        assert channel_texts(pdf, [2]) == []
+        kept = channel_texts(pdf, [1, 3])
+        assert ("structure", "A photo of the head office") in {(t.channel, t.text) for t in kept}
+        assert [entry[1:3] for entry in pdf.get_toc()] == [["Overview", 1], ["Notes", 3]]
+    assert any("structure tree" in n for n in notes) and any("outline" in n for n in notes)
+
+
+def test_a_hidden_page_leaves_nothing_in_the_structure_tree(tmp_path: Path) -> None:
+    source = tagged_report(tmp_path / "tagged.pdf")
+    sample = replace(
+        doc_sample(source, (2,)), question="What was total revenue in 2020?", answer="8831"
+    )
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    output = run_transform(get_registry().get("hide_evidence_page")(), sample, inputs, run_seed=0)
+    with pymupdf.open(stream=output.pdf, filetype="pdf") as shipped:
+        assert not [t for t in channel_texts(shipped, range(1, 4)) if "8,831" in t.text]
+
+
+def test_the_gate_reads_a_structure_tree_left_behind(tmp_path: Path) -> None:
+    """An edit that erased the page's text but not its tagged copy is caught."""
+    from abstain_build.evidence.gate import read_changed_page
+
+    with pymupdf.open(tagged_report(tmp_path / "tagged.pdf")) as pdf:
+        page = pdf[1]
+        page.add_redact_annot(page.rect)
+        page.apply_redactions()
+        readings = read_changed_page(pdf, 2, None, set(), 72, 10**8)
+    by_channel = {r.channel: r.text for r in readings.readings}
+    assert "8,831" in by_channel["structure"] and "8,831" in by_channel["outline"]
+    assert "8,831" not in by_channel.get("text_layer", "")
+
+
+def test_a_statement_in_the_structure_tree_is_a_leak(tmp_path: Path) -> None:
+    from abstain_build.evidence.anchors import question_anchors
+    from abstain_build.evidence.forms import gold_items
+    from abstain_build.evidence.gate import read_changed_page
+    from abstain_build.evidence.statements import STATEMENT, page_mentions
+
+    question = "What was total revenue in 2020?"
+    with pymupdf.open(tagged_report(tmp_path / "tagged.pdf")) as pdf:
+        page = pdf[1]
+        page.add_redact_annot(page.rect)
+        page.apply_redactions()
+        readings = read_changed_page(pdf, 2, None, set(), 72, 10**8)
+    mentions = page_mentions(
+        readings.readings, gold_items("8831", "Int"), question_anchors(question), question, (), True
+    )
+    assert {m.channel for m in mentions if m.status == STATEMENT} >= {"structure"}

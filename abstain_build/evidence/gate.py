@@ -8,9 +8,11 @@ only ("pages"). Each page is read through every channel:
 * pages whose content is unchanged (same content stream and images as the original) reuse
   the evidence map's readings: nothing is read twice, so the cost stays in the pages the
   transform edited;
-* an edited page is read again from scratch: its text layer, OCR of its image as the item
-  ships it (always: the original's OCR missing a word is no excuse), OCR of the raster
-  images left on it, and OCR after undoing the perturbation where the transform blurred,
+* an edited page is read again from scratch: its text layer, its strings in the
+  structure tree, outlines, annotations, form fields and links (a tagged PDF's
+  ``/ActualText`` holds a copy of its text), OCR of its image as the item ships it
+  (always: the original's OCR missing a word is no excuse), OCR of the raster images left
+  on it, and OCR after undoing the perturbation where the transform blurred,
   darkened or veiled it.
 
 A statement found (:mod:`.statements`) that the transform's policy (:mod:`.policy`) does not
@@ -29,8 +31,9 @@ import pymupdf
 
 from ..media.images import decode_image
 from ..media.pdf import open_pdf, render_page_png
+from ..media.pdf_channels import channel_texts
 from ..textregions import ocr
-from ..textregions.words import Box, centre_inside
+from ..textregions.words import Box, Word, centre_inside
 from ..transforms.functional.page_content import PageContent, normalised_page
 from .map import EvidenceMap
 from .operands import page_operands
@@ -126,6 +129,7 @@ def read_changed_page(
         if layer:
             out.readings.append(Reading(number, TEXT_LAYER, tuple(layer)))
             out.has_text_layer = len(layer) >= 3
+        out.readings += channel_readings(document, number)
         data = png if png is not None else render_page_png(page, dpi, max_pixels)
         image = decode_image(data, f"page {number}")
         try:
@@ -136,6 +140,28 @@ def read_changed_page(
                 out.readings.append(read_figure(page, number, box))
         except ocr.OcrUnavailable as error:
             out.unread = f"not read by OCR: {error}"
+    return out
+
+
+def channel_readings(document: pymupdf.Document, number: int) -> list[Reading]:
+    """Page ``number``'s strings in the structure tree, outlines, annotations, form fields
+    and links (:mod:`..media.pdf_channels`), one reading per channel. Their words get
+    boxes off the page, on one line: a channel string has no place on the page, so no
+    region an ``attribute`` transform keeps can hold it."""
+    texts: dict[str, list[str]] = {}
+    for item in channel_texts(document, [number]):
+        texts.setdefault(item.channel, []).extend(item.text.split())
+    out = []
+    for channel, words in sorted(texts.items()):
+        placed = tuple(
+            Word(
+                word,
+                (-10_000.0 + 60 * i, -100.0, -10_000.0 + 60 * i + 50, -90.0),
+                source=TEXT_LAYER,
+            )
+            for i, word in enumerate(words)
+        )
+        out.append(Reading(number, channel, placed))
     return out
 
 

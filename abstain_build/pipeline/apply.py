@@ -16,6 +16,7 @@ from ..evidence.seen import is_seen
 from ..media.images import decode_image, encode_png
 from ..media.inputs import SampleInputs
 from ..media.pdf import open_pdf, render_pages, save_pdf
+from ..media.pdf_channels import drop_page_channels
 from ..model import PerturbationRecord, Plan, Sample
 from ..qc.structural import structural_checks
 from ..seeding import derive_seed
@@ -105,6 +106,7 @@ def run_transform(
         document = inputs.writable_document()
         try:
             transform.apply(document, plan)
+            record.notes = [*record.notes, *drop_page_channels(document, plan.edits.pages())]
             output.pdf = save_pdf(document)
         finally:
             document.close()

@@ -44,8 +44,10 @@ def edited_pages(transform: dict[str, Any]) -> list[int]:
             page = edit.get("page") if isinstance(edit, dict) else None
             if isinstance(page, int):
                 pages.add(page)
-    for key in ("pages_hidden", "pages_cropped"):
-        pages.update(p for p in edits.get(key) or () if isinstance(p, int))
+    pages.update(p for p in edits.get("pages_hidden") or () if isinstance(p, int))
+    for crop in edits.get("pages_cropped") or ():
+        if isinstance(crop, dict) and isinstance(crop.get("page"), int):
+            pages.add(crop["page"])
     return sorted(pages)
 
 

@@ -24,7 +24,7 @@ HARD_CAP = 500
 @register_transform
 class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
-    version = 1
+    version = 2
     family = "evidence_removal"
     constraints = (VISUAL_CONTENT,)
     axis = EVIDENCE

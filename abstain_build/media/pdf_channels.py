@@ -1,0 +1,132 @@
+"""The channels of a PDF beyond what its pages draw: structure tree, outlines, annotations.
+
+A tagged PDF keeps a second copy of its text in the structure tree (``/ActualText`` of
+its spans, ``/Alt`` of its figures, ``/E`` expansions); outlines name sections with the
+page they point at; annotations and form fields carry their own text, links their URIs.
+Any PDF tool extracts them, and a blind reader recovered a hidden page's headings from
+its ``/ActualText``. So an edited page drops its entries in every such channel
+(:func:`drop_page_channels`), and the re-read gate reads what is left
+(:func:`channel_texts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pymupdf
+
+#: Structure-element keys whose strings a reader can extract.
+STRUCTURE_KEYS = ("ActualText", "Alt", "E")
+STRUCTURE = "structure"
+OUTLINE = "outline"
+ANNOTATION = "annotation"
+
+
+@dataclass(frozen=True)
+class ChannelText:
+    """One string of a channel beyond the page content, and the 1-based page it is on."""
+
+    page: int
+    channel: str
+    text: str
+
+
+def _page_numbers(document: pymupdf.Document) -> dict[int, int]:
+    return {document[i].xref: i + 1 for i in range(document.page_count)}
+
+
+def _has_structure(document: pymupdf.Document) -> bool:
+    kind, _ = document.xref_get_key(document.pdf_catalog(), "StructTreeRoot")
+    return kind != "null"
+
+
+def _structure_elements(document: pymupdf.Document) -> Iterable[tuple[int, int]]:
+    """(xref, page) of every object that names its page with ``/Pg``: the structure
+    elements (the only objects that carry ``/Pg``)."""
+    pages = _page_numbers(document)
+    for xref in range(1, document.xref_length()):
+        try:
+            kind, value = document.xref_get_key(xref, "Pg")
+        except (RuntimeError, ValueError):  # a free or broken object
+            continue
+        if kind == "xref":
+            page = pages.get(int(value.split()[0]))
+            if page is not None:
+                yield xref, page
+
+
+def channel_texts(document: pymupdf.Document, pages: Iterable[int]) -> list[ChannelText]:
+    """The strings of the structure tree, outlines, annotations, form fields and links
+    that belong to ``pages``."""
+    wanted = set(pages)
+    out: list[ChannelText] = []
+    if _has_structure(document):
+        for xref, page in _structure_elements(document):
+            if page not in wanted:
+                continue
+            for key in STRUCTURE_KEYS:
+                kind, value = document.xref_get_key(xref, key)
+                if kind == "string" and value.strip():
+                    out.append(ChannelText(page, STRUCTURE, value))
+    for entry in document.get_toc(simple=False):
+        if entry[2] in wanted and str(entry[1]).strip():
+            out.append(ChannelText(entry[2], OUTLINE, str(entry[1])))
+    for number in sorted(wanted):
+        if not 0 < number <= document.page_count:
+            continue
+        page = document[number - 1]
+        for annot in page.annots() or ():
+            info = annot.info
+            for text in (info.get("content"), info.get("title"), info.get("subject")):
+                if text and str(text).strip():
+                    out.append(ChannelText(number, ANNOTATION, str(text)))
+        for widget in page.widgets() or ():
+            for text in (widget.field_value, widget.field_label):
+                if isinstance(text, str) and text.strip():
+                    out.append(ChannelText(number, ANNOTATION, str(text)))
+        for link in page.get_links():
+            if link.get("uri"):
+                out.append(ChannelText(number, ANNOTATION, str(link["uri"])))
+    return out
+
+
+def drop_page_channels(document: pymupdf.Document, pages: Iterable[int]) -> list[str]:
+    """Remove what ``pages`` say outside their content: the structure elements' strings,
+    the outline entries pointing at them, their annotations and form fields. Links stay
+    (their targets are other pages and addresses, read by the gate). Returns notes."""
+    wanted = {p for p in pages if 0 < p <= document.page_count}
+    notes: list[str] = []
+    if not wanted:
+        return notes
+    if _has_structure(document):
+        dropped = 0
+        for xref, page in _structure_elements(document):
+            if page in wanted:
+                for key in STRUCTURE_KEYS:
+                    if document.xref_get_key(xref, key)[0] != "null":
+                        document.xref_set_key(xref, key, "null")
+                        dropped += 1
+        if dropped:
+            notes.append(f"structure tree: {dropped} text string(s) of the edited pages dropped")
+    toc = document.get_toc(simple=False)
+    kept = [entry for entry in toc if entry[2] not in wanted]
+    if len(kept) != len(toc):
+        level = 0
+        for entry in kept:  # a child whose parent went up one level
+            entry[0] = min(entry[0], level + 1)
+            level = entry[0]
+        document.set_toc(kept)
+        notes.append(f"outline: {len(toc) - len(kept)} entry(ies) pointing at edited pages dropped")
+    for number in sorted(wanted):
+        page = document[number - 1]
+        removed = 0
+        for widget in list(page.widgets() or ()):
+            page.delete_widget(widget)
+            removed += 1
+        for annot in list(page.annots() or ()):
+            page.delete_annot(annot)
+            removed += 1
+        if removed:
+            notes.append(f"page {number}: {removed} annotation(s) and form field(s) removed")
+    return notes

@@ -95,14 +95,15 @@ PROMPTS: dict[str, RewritePrompt] = {
         ),
         RewritePrompt(
             "contradictory_caption",
-            1,
-            "Write a short note to append after the question. It says that a companion of"
-            " the document (its summary, its press release) gives a different value for what"
-            " the question asks, of the same type as the gold answer: a number for a number,"
-            " a date for a date, a name for a name. It must not claim to correct the"
-            " document (no erratum or correction) nor point to a place in the document, so"
-            " that the document and the note conflict. The note must not contain the gold"
-            " answer.",
+            2,
+            "Write a short note to append after the question. It says, with the document's"
+            " own authority, that a later revision or an erratum of this same document gives"
+            " a different value for what the question asks (for example: 'According to a"
+            " later revision of this document, ...'), of the same type as the gold answer: a"
+            " number for a number, a date for a date, a name for a name. Never cite a third"
+            " party (a press release, a summary, another source), which a reader would"
+            " overrule, nor point to a place in the document. The note must not contain the"
+            " gold answer.",
             shape="note",
             shows_answer=True,
         ),

@@ -17,15 +17,15 @@ from ..rewrite_base import RewriteTransform
 @register_transform
 class ContradictoryCaption(RewriteTransform):
     name = "contradictory_caption"
-    version = 1
+    version = 2
     family = "semantic_contradiction"
     constraints = (NEEDS_ANSWER,)
     axis = EVIDENCE
     target = "question"
     description = (
-        "Append to the question a short note, of the gold's type, that says a companion of"
-        " the document (its summary, its press release) gives another value for the asked"
-        " quantity (a conflict, never a correction): the gold number moved 20-50% in its own"
+        "Append to the question a short note, of the gold's type, that says with the"
+        " document's own authority (a later revision or an erratum of this document)"
+        " that the asked quantity has another value: the gold number moved 20-50% in its own"
         " format, a year moved 1-5 years, a date 1-14 months, another line of the gold's list"
         " or column, or a one-item text answer ruled out. Not applicable to answers of"
         " another shape, nor to a document question asking what the document or one of its"

@@ -184,3 +184,21 @@ def test_a_statement_in_the_structure_tree_is_a_leak(tmp_path: Path) -> None:
         readings.readings, gold_items("8831", "Int"), question_anchors(question), question, (), True
     )
     assert {m.channel for m in mentions if m.status == STATEMENT} >= {"structure"}
+
+
+def test_masks_decline_a_count_the_reader_makes_and_keep_a_count_the_page_prints() -> None:
+    """0 of 10 masked counting items were unanswerable: masks over some of the counted
+    things leave the rest to count. A printed count is a value like any other."""
+    with pytest.raises(NotApplicable, match="reader counts"):
+        _plan("remove_visual_element", "How many reportable segments are listed in Table 1?", "4")
+    survey = ACME.parent / "survey_report_2019.pdf"
+    sample = replace(
+        doc_sample(survey, (5,)),
+        question="In total, how many adults were interviewed across the four survey years?",
+        answer="7026",
+    )
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    rule = get_registry().get("remove_visual_element")()
+    output = run_transform(rule, sample, inputs, run_seed=0)
+    assert any(r.kind == "mask" for r in output.record.edits.regions)

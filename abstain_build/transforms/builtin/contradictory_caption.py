@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 from ...model import EVIDENCE
 from ...qc.leak import answer_items
 from ...rewrites.caption import caption_candidates, genre_of, points_into_the_document
 from ...rewrites.offline import Candidate
 from ...routing.scoring import NEEDS_ANSWER
 from ..base import TransformContext
+from ..functional.asks import counted_by_the_reader
 from ..registry import register_transform
 from ..rewrite_base import RewriteTransform
 
@@ -86,13 +85,11 @@ class ContradictoryCaption(RewriteTransform):
         )
 
 
-_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
-
-
 def _counted_by_the_reader(ctx: TransformContext) -> bool:
     """A "how many" question whose answer no page prints: the reader counts (the tables,
     the steps, the people in a photo) and trusts that count over any note."""
-    return bool(_HOW_MANY.search(ctx.sample.question)) and not ctx.evidence().statements()
+    printed = bool(ctx.evidence().statements())
+    return counted_by_the_reader(ctx.sample.question, printed) is not None
 
 
 def _evidence_texts(ctx: TransformContext) -> list[str]:

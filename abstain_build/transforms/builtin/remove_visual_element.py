@@ -9,7 +9,8 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
 from ...routing.scoring import VISUAL_CONTENT
-from ..base import EvidencePageTransform, TransformContext
+from ..base import EvidencePageTransform, NotApplicable, TransformContext
+from ..functional.asks import counted_by_the_reader, counts_parts, graphical_ask
 from ..functional.evidence_edits import seal_evidence
 from ..functional.page_content import Window, densest_window, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
@@ -25,6 +26,7 @@ HARD_CAP = 500
 class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
     version = 2
+    declines_questions = (graphical_ask, counts_parts)
     family = "evidence_removal"
     constraints = (VISUAL_CONTENT,)
     axis = EVIDENCE
@@ -39,7 +41,10 @@ class RemoveVisualElement(EvidencePageTransform):
         " pixels on image-only pages; figures weigh 1.5x text; a mild pull to the page"
         " centre). Random black rectangles go in and around it until they cover 60% of it,"
         " then one more over each statement of the answer still uncovered. Everything under"
-        " a rectangle is redacted: text layer, image pixels, vector art."
+        " a rectangle is redacted: text layer, image pixels, vector art. Not applicable"
+        " to questions that count (graphical things, parts of the document, or anything"
+        " no page prints a number for) or colour or place graphical things: masks leave"
+        " the rest to count and the shapes to see."
     )
     params = {
         "n_rects": Param(8, "rectangles placed before the coverage top-up", low=1, high=64),
@@ -74,6 +79,14 @@ class RemoveVisualElement(EvidencePageTransform):
         "100 * share of the page's content density (see page_content) under the rectangles,"
         " averaged over evidence pages; on an empty page, the share of its area."
     )
+
+    def plan(self, ctx: TransformContext) -> Plan:
+        if ctx.sample.document is not None:
+            printed = bool(ctx.evidence().statements())
+            reason = counted_by_the_reader(ctx.sample.question, printed)
+            if reason:
+                raise NotApplicable(f"the question {reason}: masks leave the rest to count")
+        return super().plan(ctx)
 
     def plan_page(
         self, page: pymupdf.Page, number: int, plan: Plan, ctx: TransformContext

@@ -98,3 +98,16 @@ def graphical_ask(question: str) -> str | None:
     if place:
         return f"asks where something is ({place!r})"
     return None
+
+
+_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
+
+
+def counted_by_the_reader(question: str, printed: bool) -> str | None:
+    """A "how many" question whose answer no page prints (``printed`` False): the reader
+    counts (the steps, the quizzes, the people in a photo), and masks over some of the
+    counted things leave the rest to count. The reason, or None."""
+    match = _HOW_MANY.search(question)
+    if match is None or printed:
+        return None
+    return "counts things no page prints a number for (the reader counts them)"

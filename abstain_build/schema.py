@@ -170,6 +170,7 @@ RECORD: dict[str, Any] = {
             "channels": ["string"],
             "found": [_STATEMENT],
             "untouched": ["string"],
+            "derived": [{"page": "int64", "channel": "string", "rule": "string", "how": "string"}],
             "images_read": "int64",
             "read_again": [_READ_AGAIN],
             "detail": "string",

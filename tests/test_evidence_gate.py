@@ -28,7 +28,12 @@ from abstain_build.qc.items import judge_item
 from abstain_build.qc.judges.evidence import Evidence
 from abstain_build.textregions.ocr import ocr_available
 from abstain_build.textregions.words import Word
-from abstain_build.transforms import DocumentTransform, get_registry, register_transform
+from abstain_build.transforms import (
+    DocumentTransform,
+    NotApplicable,
+    get_registry,
+    register_transform,
+)
 from abstain_build.transforms.functional.pdf_edit import redact_rects
 from abstain_build.transforms.registry import transforms as registry
 
@@ -513,9 +518,13 @@ def test_an_edit_that_leaves_the_pictures_fails_for_a_seen_answer(tmp_path: Path
 
 
 def test_an_edit_that_covers_the_pictures_passes_for_a_seen_answer(tmp_path: Path) -> None:
+    """Hiding the page takes the bars away; a blur, which keeps their shapes to count,
+    declines the question."""
     item = sample(chart_report(tmp_path / "c.pdf"), (1,), COUNTED, "3")
-    _, gate = run("blur_figure_region", item)
+    _, gate = run("hide_evidence_page", item)
     assert gate.passed and gate.untouched == [], gate.reason()
+    with pytest.raises(NotApplicable, match="counts graphical things"):
+        run("blur_figure_region", item)
 
 
 @pytest.mark.usefixtures("leaky_transforms")

@@ -202,3 +202,77 @@ def test_masks_decline_a_count_the_reader_makes_and_keep_a_count_the_page_prints
     rule = get_registry().get("remove_visual_element")()
     output = run_transform(rule, sample, inputs, run_seed=0)
     assert any(r.kind == "mask" for r in output.record.edits.regions)
+
+
+# -- recomputation: a total from the rows left beside it ------------------------------------
+
+
+def test_a_total_masked_beside_its_rows_is_derived_and_fails_the_gate() -> None:
+    """Readers added the yearly counts of the methodology table with its total masked
+    (1,520 + 2,002 + 2,002 + 1,502 = 7,026): an edit that takes the total and leaves its
+    rows has not taken the answer away."""
+    from abstain_build.evidence.derivations import reading_derivations
+    from abstain_build.evidence.forms import gold_items
+    from abstain_build.textregions.pages import text_layer_words
+
+    survey = ACME.parent / "survey_report_2019.pdf"
+    with pymupdf.open(survey) as pdf:
+        words = [w for w in text_layer_words(pdf[4]) if w.text != "7,026"]
+        other = text_layer_words(pdf[0])
+    found = reading_derivations(5, "text_layer", words, gold_items("7026", "Int"), False)
+    assert [d.rule for d in found] == ["column sum"]
+    assert found[0].how == "1,520 + 2,002 + 2,002 + 1,502 = 7026"
+    # Not chance: the same rules on a page without the table find nothing.
+    assert reading_derivations(1, "text_layer", other, gold_items("7026", "Int"), False) == []
+
+
+def _words(*rows: str) -> list:
+    from abstain_build.textregions.words import Word
+
+    out = []
+    for y, row in enumerate(rows):
+        x = 0.0
+        for text in row.split():
+            out.append(Word(text, (x, 20.0 * y, x + 40.0, 20.0 * y + 10.0), source="text_layer"))
+            x += 60.0
+    return out
+
+
+def test_a_pie_slice_is_what_the_others_leave_of_100_percent() -> None:
+    from abstain_build.evidence.derivations import reading_derivations
+    from abstain_build.evidence.forms import gold_items
+
+    figure = _words("Use SNS 27%", "Go online, no SNS 32%", "Do not go online")
+    found = reading_derivations(6, "ocr_figure", figure, gold_items("41%", "Str"), True)
+    assert [d.rule for d in found] == ["complement"]
+    # Small numbers are the sum of something anywhere: no sum claims a two-digit gold.
+    rows = _words("Units 10 14", "Quizzes 16 12")
+    assert reading_derivations(1, "text_layer", rows, gold_items("26", "Int"), False) == []
+
+
+def test_the_gate_fails_an_item_whose_total_the_rows_still_give() -> None:
+    """End to end on the fixture's methodology table: the total cell redacted (text layer
+    and pixels), its rows left."""
+    from abstain_build.evidence.gate import reread_gate
+    from abstain_build.evidence.map import evidence_map
+    from abstain_build.evidence.policy import REMOVE
+    from abstain_build.media.pdf import save_pdf
+
+    survey = ACME.parent / "survey_report_2019.pdf"
+    question = "In total, how many adults were interviewed across the four survey years?"
+    sample = replace(doc_sample(survey, (5,)), question=question, answer="7026")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    with pymupdf.open(survey) as pdf:
+        page = pdf[4]
+        (total,) = page.search_for("7,026")
+        page.add_redact_annot(total, fill=(0, 0, 0))
+        page.apply_redactions()
+        shipped = save_pdf(pdf)
+    record = {"edits": {"regions": [{"bbox": list(total), "kind": "mask", "page": 5}]}}
+    emap = evidence_map(sample, inputs)
+    gate = reread_gate(emap, shipped, {}, record, REMOVE, question, (), "document", 144, 10**8)
+    assert not gate.found  # the total itself is gone...
+    assert not gate.passed and [d.rule for d in gate.derived] == ["column sum"]
+    assert "derived: page 5 (column sum): 1,520 + 2,002 + 2,002 + 1,502" in gate.reason()
+    assert gate.to_json()["derived"][0]["how"].endswith("= 7026")

@@ -35,6 +35,7 @@ from ..media.pdf_channels import channel_texts
 from ..textregions import ocr
 from ..textregions.words import Box, Word, centre_inside
 from ..transforms.functional.page_content import PageContent, normalised_page
+from .derivations import Derivation, find_derivations
 from .map import EvidenceMap
 from .operands import page_operands
 from .policy import ATTRIBUTE, QUESTION, REMOVE
@@ -68,6 +69,9 @@ class GateResult:
     unread: list[str] = field(default_factory=list)
     #: Listed pages whose pictures a seen answer can still be read off (:mod:`.seen`).
     untouched: list[str] = field(default_factory=list)
+    #: Sums and differences of what the edited and listed pages still print that give the
+    #: gold (:mod:`.derivations`).
+    derived: list[Derivation] = field(default_factory=list)
 
     def reason(self) -> str:
         """One line: where the answer is still stated, computed from or seen."""
@@ -80,6 +84,9 @@ class GateResult:
             parts.append(f"the answer is still stated: {_places(stated)}")
         if operands:
             parts.append(f"the answer can still be computed from operand rows: {_places(operands)}")
+        if self.derived:
+            shown = "; ".join(f"page {d.page} ({d.rule}): {d.how}" for d in self.derived[:3])
+            parts.append(f"the answer can still be derived: {shown}")
         parts += self.untouched
         return "; ".join(parts)
 
@@ -92,6 +99,7 @@ class GateResult:
             "channels": list(self.channels),
             "found": [m.to_json() for m in self.found],
             "untouched": list(self.untouched),
+            "derived": [d.to_json() for d in self.derived],
             "images_read": 0,
             "read_again": [],
             "detail": self.reason(),
@@ -318,7 +326,9 @@ def reread_gate(
     result.found = find_leaks(
         emap, readings, question, options, policy, allowed_regions(record), unchanged
     )
+    if policy == REMOVE:
+        result.derived = find_derivations(readings, emap.items, {*changed, *emap.listed})
     if contents is not None:
         result.untouched = untouched_pictures(emap, record, contents, question)
-    result.passed = not result.found and not result.untouched
+    result.passed = not result.found and not result.untouched and not result.derived
     return result

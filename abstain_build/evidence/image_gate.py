@@ -72,6 +72,7 @@ class ImageGateResult:
             "channels": list(self.channels),
             "found": [],
             "untouched": [],
+            "derived": [],
             "images_read": self.images_read,
             "read_again": [hit.to_json() for hit in self.found],
             "detail": self.reason(),

@@ -20,6 +20,23 @@ that fires claims that removing the evidence would change nothing.
   juice?").
 - ``nearest_option``: the gold option is the one nearest the question in meaning (the
   MiniLM embedder), by a clear margin.
+- ``textbook_problem``: the question names a textbook problem by chapter and number ("Fig.
+  P2.79", "Figure P4-7", "Problem 3.12", "Prob. 5-23", "Example 7.4"). Numbered problems of
+  the standard textbooks are printed with their answers and solved online, so a reader may
+  recall the figure's data and the answer from the number alone. A plain figure reference
+  ("Figure 2", "Fig. 6-1", "Figure 3.17", "the figure") names a picture, not a problem, and
+  does not count. Readers differ here: a blind reader of a built counterpart answered P2.79,
+  the labelled reading of the same question did not, and no labelled question this cue
+  fires on is marked answerable (``bench/blind_cues.py`` gives its figures).
+- ``sum_of_parts``: the question asks for a whole ("capacity", "total", "overall",
+  "combined", "sum"), every option is a sum of indexed parts ("E1", "E2 + E3", "E1 + 2E2 +
+  E3"), and the gold takes each part exactly once. The options then settle the answer from
+  what the whole means in the field (a multiple-effect evaporator's capacity is the sum over
+  its effects), whatever the figure draws. A question that singles out some parts ("beam
+  AB", "the marked effects") does not count. It fires on one MMMU-Pro question. Options
+  that are statements about a named concept, or "all of the above", are not enough: the
+  first are the ``self_contained`` case when nothing points into the image, and the second
+  is a test-taker's guess, not knowledge.
 - ``quotes_answer`` (documents): the question prints its own open answer and offers no
   alternative to it. The other cues stay off for documents: their questions ask about the
   document ("What is the name of the governor mentioned on the first page?"); what a
@@ -100,6 +117,24 @@ _NAMED_PART = re.compile(
 _FIELD = re.compile(r"\bthe [A-Z][a-z]+ (?:of|for) [A-Z][a-z]+\b")
 #: Options that speak of the pictured case ("this case", "these cells").
 _POINTS_IN_OPTION = re.compile(r"\b(?:this|these|here|shown|pictured)\b", re.IGNORECASE)
+#: A textbook problem named by chapter and number: a problem figure ("Fig. P2.79", "Figure
+#: P4-7"), a problem ("Problem 3.12", "Prob. 5-23", "Problems 16.37") or a worked example or
+#: exercise ("Example 7.4"; not "for example 2.5 m").
+_TEXTBOOK_PROBLEM = re.compile(
+    r"(?<![\w.])(?:(?i:fig(?:ure)?s?)\.?\s*P\s*|(?i:prob(?:lem)?s?)\.?\s+|"
+    r"(?<![Ff]or )(?:Example|Exercise)s?\s+)\d{1,2}(?:[.\-–]\d{1,3})+(?!\d)"
+)
+#: A whole that is the sum of its parts ("the capacity of the evaporator", "the total").
+_WHOLE = re.compile(r"\b(?:capacity|total|overall|combined|sum)\b", re.IGNORECASE)
+#: One term of a sum of parts: a whole multiplier and a part named by letters and an index
+#: ("E1", "2E2", "Q_3", "R_{2}").
+_PART_TERM = re.compile(r"^(\d*)\s*([A-Za-z]{1,3})_?\{?(\d{1,2})\}?$")
+#: Words that single out some of the pictured parts: which parts add up is then the figure's.
+_SOME_PARTS = re.compile(
+    r"\b(?:labell?ed|marked|shaded|highlighted|circled|selected|between|except)\b", re.IGNORECASE
+)
+#: Fewest options a sum of parts must be picked from: with two, nothing is settled.
+MIN_SUM_OPTIONS = 3
 _LEADING = re.compile(r"^\s*(?:\(?<\s*image\s*\d+\s*>\)?[\s,.:]*)+", re.IGNORECASE)
 _TRAILING = re.compile(r"(?:[\s:,]*\(?<\s*image\s*\d+\s*>\)?\s*)+$", re.IGNORECASE)
 
@@ -197,6 +232,46 @@ def nearest_option(sample: Sample) -> str | None:
     return None
 
 
+def textbook_problem(sample: Sample) -> str | None:
+    found = _TEXTBOOK_PROBLEM.search(_text(sample))
+    if found:
+        return f"names a textbook problem ({found.group(0)!r}) whose data and answer are in print"
+    return None
+
+
+def _parts(option: str) -> dict[str, int] | None:
+    """An option read as a sum of indexed parts, each with its multiplier; None if it is
+    anything else ("E1 + 2E2" -> {"E1": 1, "E2": 2})."""
+    parts: dict[str, int] = {}
+    for term in option.replace("$", "").split("+"):
+        found = _PART_TERM.match(term.strip())
+        if not found:
+            return None
+        name = found.group(2) + found.group(3)
+        parts[name] = parts.get(name, 0) + int(found.group(1) or 1)
+    return parts
+
+
+def sum_of_parts(sample: Sample) -> str | None:
+    gold, text = gold_option(sample), _text(sample)
+    whole = _WHOLE.search(text)
+    if gold is None or whole is None or len(sample.options) < MIN_SUM_OPTIONS:
+        return None
+    if _NAMED_PART.search(text) or _SOME_PARTS.search(text):
+        return None  # "the total load on beam AB": which parts count is drawn, not known
+    sums = [_parts(option) for option in sample.options]
+    if any(parts is None for parts in sums):
+        return None
+    every = {name for parts in sums if parts for name in parts}
+    full = dict.fromkeys(every, 1)
+    if len(every) < 2 or _parts(gold) != full or sums.count(full) != 1:
+        return None
+    return (
+        f"the gold ({gold.strip()!r}) takes every part once: a {whole.group(0).lower()} is the"
+        " sum over its parts, whatever the figure draws"
+    )
+
+
 def option_similarities(texts: list[str]) -> list[float]:
     """Cosine of each option (``texts[1:]``) to the question (``texts[0]``), cached on disk
     by content: loading the embedder costs about 2 s per process, the same questions come
@@ -246,6 +321,8 @@ CUES: tuple[Cue, ...] = (
     Cue("givens", givens),
     Cue("self_contained", self_contained),
     Cue("nearest_option", nearest_option),
+    Cue("textbook_problem", textbook_problem),
+    Cue("sum_of_parts", sum_of_parts),
     Cue("quotes_answer", quotes_answer, kind="document"),
 )
 

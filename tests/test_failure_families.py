@@ -7,6 +7,7 @@ decline such questions (while still taking questions about printed values).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -276,3 +277,43 @@ def test_the_gate_fails_an_item_whose_total_the_rows_still_give() -> None:
     assert not gate.passed and [d.rule for d in gate.derived] == ["column sum"]
     assert "derived: page 5 (column sum): 1,520 + 2,002 + 2,002 + 1,502" in gate.reason()
     assert gate.to_json()["derived"][0]["how"].endswith("= 7026")
+
+
+# -- captions: the document's own authority, never over a figure the question names --------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "According to Figure 1, what percentage of adults ages 65 and older used social media?",
+        "Which platform in Table 1 had the largest increase in usage between 2016 and 2019?",
+    ],
+)
+def test_no_caption_for_a_question_that_asks_what_one_figure_shows(question: str) -> None:
+    with pytest.raises(NotApplicable):
+        _plan("contradictory_caption", question, "40%")
+
+
+def test_a_caption_cites_a_revision_of_the_document_itself() -> None:
+    output = _plan("contradictory_caption", "What was ACME's total revenue in FY2021?", "11642.4")
+    note = output.question.split("?", 1)[1]
+    assert re.search(r"later revision of this report|this report's (erratum|corrected)", note)
+
+
+def test_a_masked_name_takes_its_sentence_with_it() -> None:
+    """A name masked word by word leaves the sentence around it to fill the blank in."""
+    from abstain_build.evidence.map import evidence_map
+    from abstain_build.transforms.functional.evidence_edits import covered
+
+    question = "Which segment designs grid-scale battery storage systems?"
+    sample = replace(doc_sample(ACME, (3,)), question=question, answer="Energy Solutions")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    output = run_transform(get_registry().get("remove_visual_element")(), sample, inputs, 0)
+    masks = [r.bbox for r in output.record.edits.regions if r.kind == "mask"]
+    described = [m for m in evidence_map(sample, inputs).evidence(3) if m.anchored(2)]
+    assert described
+    for statement in described:
+        width = statement.row[2] - statement.row[0]
+        assert width > 2 * (statement.span[2] - statement.span[0])  # more than the name
+        assert covered(statement.row, masks) and covered(statement.local(), masks)

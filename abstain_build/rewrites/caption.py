@@ -74,14 +74,16 @@ _NAME = re.compile(r"\b[A-Z][A-Za-z&'-]+(?:\s+[A-Z][A-Za-z&'-]+){0,3}\b")
 
 #: A question that points the reader into the document: at one figure, table or page
 #: ("according to the chart on page 14", "in the images on page 1", "the title of the
-#: diagram on page 9"), or at the document itself ("according to the document", "in the
-#: paper"). It asks what the document shows, which a companion's other value does not
-#: contradict.
+#: diagram on page 9", "according to Figure 1", "in Table 1"), or at the document itself
+#: ("according to the document", "in the paper"). It asks what the document, or that
+#: figure, shows, which a revision's other value does not contradict.
 _POINTS_AT = re.compile(
     r"\b(?:chart|graph|figure|fig\.|image|images|picture|photo|photos|diagram|map|table|"
     r"slide|infographic|illustration)s?\b[^?.]{0,40}?\b(?:on|at|of)\s+(?:the\s+\w+\s+of\s+)?"
     r"(?:page|slide)\s+\d+|\baccording\s+to\s+the\s+(?:chart|graph|figure|table|map|"
-    r"diagram|image|picture|infographic)\b|\b(?:according\s+to|(?:as\s+)?(?:stated|mentioned"
+    r"diagram|image|picture|infographic)\b|\b(?:according\s+to|(?:as\s+)?(?:stated|shown"
+    r"|reported|given|listed)\s+in|in)\s+(?:figure|fig\.|table|chart|graph|exhibit|slide"
+    r"|page)\s*\d+|\b(?:according\s+to|(?:as\s+)?(?:stated|mentioned"
     r"|reported|shown|described|given)\s+(?:in|by)|in)\s+(?:this|the)\s+(?:document|report|"
     r"paper|article|text|guide|guidebook|manual|slides|presentation|brochure|file)\b",
     re.IGNORECASE,

@@ -40,7 +40,8 @@ class RemoveVisualElement(EvidencePageTransform):
         " densest (text-layer words, embedded images and vector drawings, or the rendered"
         " pixels on image-only pages; figures weigh 1.5x text; a mild pull to the page"
         " centre). Random black rectangles go in and around it until they cover 60% of it,"
-        " then one more over each statement of the answer still uncovered. Everything under"
+        " then one more over each statement of the answer still uncovered (over its whole"
+        " sentence or table row when the answer is a name). Everything under"
         " a rectangle is redacted: text layer, image pixels, vector art. Not applicable"
         " to questions that count (graphical things, parts of the document, or anything"
         " no page prints a number for) or colour or place graphical things: masks leave"
@@ -101,7 +102,8 @@ class RemoveVisualElement(EvidencePageTransform):
             aim=emap.aim(number),
         )
         rects, covered = self._place(window, content.rect, ctx.rng)
-        sealed = seal_evidence(rects, emap.evidence(number), content.rect)
+        names = any(item.kind == "text" for item in emap.items)
+        sealed = seal_evidence(rects, emap.evidence(number), content.rect, whole=names)
         rects += sealed
         plan.edits.regions.append(
             Region(

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import pymupdf
 
-from ...evidence.statements import TO_REMOVE, Mention
+from ...evidence.statements import CANDIDATE, OPERAND, TO_REMOVE, Mention
 from ...model import Plan, Region
 from ...textregions.words import Box
 from .page_content import PageContent
@@ -53,15 +53,24 @@ def seal_evidence(
     mentions: Iterable[Mention],
     page_rect: pymupdf.Rect,
     pad: float = SEAL_PAD,
+    whole: bool = False,
 ) -> list[Box]:
     """Rectangles over each word of a statement (each number of an operand row) that
-    ``rects`` leave uncovered."""
+    ``rects`` leave uncovered. With ``whole`` (a name for an answer), a statement is sealed
+    with its printed line and its sentence (:meth:`Mention.local`), and so is a candidate printed
+    beside two of the question's words ("Energy Solutions. This segment designs and
+    installs grid-scale battery storage"): a mask the size of a name, in the sentence that
+    describes it, is a blank a reader fills in."""
     have = list(rects)
     added: list[Box] = []
     for mention in mentions:
-        if mention.status not in TO_REMOVE:
+        named = whole and mention.status == CANDIDATE and mention.anchored(2)
+        if mention.status not in TO_REMOVE and not named:
             continue
-        for box in mention.boxes:
+        boxes = mention.boxes
+        if whole and mention.status != OPERAND:
+            boxes = (mention.row, mention.local())
+        for box in boxes:
             if covered(box, have):
                 continue
             sealed = _clip(box, page_rect, pad)

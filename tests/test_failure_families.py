@@ -317,3 +317,41 @@ def test_a_masked_name_takes_its_sentence_with_it() -> None:
         width = statement.row[2] - statement.row[0]
         assert width > 2 * (statement.span[2] - statement.span[0])  # more than the name
         assert covered(statement.row, masks) and covered(statement.local(), masks)
+
+
+# -- what the second round of readings found --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many incorrect postures of measuring blood pressure are demostrated if this guide?",
+        "How many birds are illustrated on the cover?",
+    ],
+)
+def test_a_count_of_what_a_picture_shows_is_graphical(question: str) -> None:
+    assert graphical_ask(question)
+
+
+def test_blurs_decline_counts_of_document_parts_but_not_of_mentions() -> None:
+    """A blurred appendix leaves the table of contents listing Appendices A to E."""
+    from abstain_build.transforms.functional.asks import counts_structure
+
+    assert counts_structure("How many appendices appear in the document?")
+    assert counts_structure("How many steps are needed for editing an SMS?")
+    assert counts_structure("How many times does mobile phone appear on pages 16 and 18?") is None
+    with pytest.raises(NotApplicable, match="parts of the document"):
+        _plan("full_page_blur", "How many appendices appear in the document?", "5")
+
+
+def test_a_pie_of_many_slices_still_gives_the_masked_one() -> None:
+    """A day's clock chart: the other eight slices leave 21% for family and friends."""
+    from abstain_build.evidence.derivations import reading_derivations
+    from abstain_build.evidence.forms import gold_items
+
+    slices = "Work 10% Sleep 6% TV 17% Sport 4% Travel 4% Eating 6% Shopping 10% Other 22%"
+    figure = _words(*[" ".join(pair) for pair in zip(*[iter(slices.split())] * 2, strict=True)])
+    found = reading_derivations(14, "ocr_figure", figure, gold_items("21%", "Str"), True)
+    assert [d.rule for d in found] == ["complement"]
+    row = _words(slices)  # the same percents on one text line are no pie
+    assert reading_derivations(14, "text_layer", row, gold_items("21%", "Str"), False) == []

@@ -46,8 +46,10 @@ MIN_DIGITS = 3
 MIN_DIFFERENCE_DIGITS = 4
 #: Longest run of values added up.
 MAX_RUN = 12
-#: Percents of one figure or row tried as the other parts of a whole.
+#: Percents of one row tried as the other parts of a whole; a figure (a pie, a clock of
+#: how a day is spent) may have more slices.
 MAX_PARTS = 6
+MAX_FIGURE_PARTS = 12
 
 
 #: A value printed plainly: currency, digits with separators, a percent sign, a trailing
@@ -175,10 +177,11 @@ def reading_derivations(
                             add("row difference", f"{high.word.text} - {low.word.text}", (a, b))
         if gold.percent:
             groups = [[v for v in row if v.percent] for row in valued]
+            most = MAX_FIGURE_PARTS if figure else MAX_PARTS
             if figure:
                 groups = [[v for row in groups for v in row]]
             for parts in groups:
-                if 2 <= len(parts) <= MAX_PARTS:
+                if 2 <= len(parts) <= most:
                     rest = Decimal(100) - sum((v.value for v in parts), Decimal(0))
                     if _gives(rest, gold) and gold.number > 0:
                         shown = " - ".join(v.word.text for v in parts)

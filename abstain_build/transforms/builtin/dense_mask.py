@@ -9,7 +9,7 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
-from ..functional.asks import graphical_ask
+from ..functional.asks import counts_structure, graphical_ask
 from ..functional.evidence_edits import seal_evidence
 from ..functional.page_content import DETECTORS, inflate, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
@@ -69,8 +69,8 @@ def cell_runs(selected: np.ndarray, labels: np.ndarray) -> list[tuple[int, int, 
 @register_transform
 class DenseMask(EvidencePageTransform):
     name = "dense_mask"
-    version = 2
-    declines_questions = (graphical_ask,)
+    version = 3
+    declines_questions = (graphical_ask, counts_structure)
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"
@@ -83,7 +83,9 @@ class DenseMask(EvidencePageTransform):
         " box (the whole page if it is blank) is masked, and one more mask over each statement"
         " of the answer left outside them; also on every other page that states the answer."
         " Everything under a mask is redacted: text layer, image pixels, vector art."
-        " Not applicable to questions that count, colour or locate graphical things: the masks' "
+        " Not applicable to questions that count, colour or locate graphical things, or count"
+        " parts of the document (appendices, sections, steps: the table of contents and the"
+        " layout keep the count): the masks' "
         "gaps keep their shapes and colours."
     )
     params = {

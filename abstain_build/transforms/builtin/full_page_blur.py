@@ -9,7 +9,7 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
-from ..functional.asks import graphical_ask
+from ..functional.asks import counts_structure, graphical_ask
 from ..functional.blur import blur_params, blur_strength, radius_px
 from ..functional.page_content import rect_tuple
 from ..functional.pdf_edit import BLACK, blur_page, redact_rects
@@ -20,8 +20,8 @@ from ..registry import register_transform
 @register_transform
 class FullPageBlur(EvidencePageTransform):
     name = "full_page_blur"
-    version = 2
-    declines_questions = (graphical_ask,)
+    version = 3
+    declines_questions = (graphical_ask, counts_structure)
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"
@@ -33,7 +33,9 @@ class FullPageBlur(EvidencePageTransform):
         " rendering, radius 25 px at 144 dpi. Works on any page, blank ones included. A"
         " page that only prints rows the answer is computed from gets black rectangles over"
         " their numbers instead."
-        " Not applicable to questions that count, colour or locate graphical things: the blur "
+        " Not applicable to questions that count, colour or locate graphical things, or count"
+        " parts of the document (appendices, sections, steps: the table of contents and the"
+        " layout keep the count): the blur "
         "keeps their shapes and colours."
     )
     params = {

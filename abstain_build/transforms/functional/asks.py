@@ -30,6 +30,12 @@ _DEPICTED = (
     r"(?:people|persons?|men|women|children|kids|faces?|hands?|cars?|animals?|dogs?|cats?"
     r"|birds?|buildings?|trees?|players?|students?|workers?)"
 )
+#: A count of whatever a picture shows: "how many incorrect postures are demonstrated".
+_COUNT_SHOWN = re.compile(
+    r"\bhow\s+many\b[^?.]{0,80}?\b(?:demo\w*strated|illustrated|depicted|pictured|drawn"
+    r"|photographed)\b",
+    re.IGNORECASE,
+)
 _PICTURE_CONTEXT = re.compile(
     r"\b(?:photos?|photographs?|pictures?|images?|figures?|illustrations?|drawings?"
     r"|shown|depicted|pictured|appear(?:s|ing)?|visible|wearing|on\s+the\s+cover"
@@ -91,6 +97,9 @@ def graphical_ask(question: str) -> str | None:
     depicted = _COUNT_DEPICTED.search(question)
     if depicted and _PICTURE_CONTEXT.search(question):
         return f"counts what a picture shows ({_said(depicted)!r})"
+    shown = _said(_COUNT_SHOWN.search(question))
+    if shown:
+        return f"counts what a picture shows ({shown!r})"
     colour = _said(_COLOUR.search(question))
     if colour:
         return f"asks a colour ({colour!r})"
@@ -111,3 +120,15 @@ def counted_by_the_reader(question: str, printed: bool) -> str | None:
     if match is None or printed:
         return None
     return "counts things no page prints a number for (the reader counts them)"
+
+
+def counts_structure(question: str) -> str | None:
+    """Why ``question`` counts parts of the document (appendices, sections, steps, pages,
+    charts), not mentions: a table of contents, headings and layout keep such a count
+    through a blur. None for "how many times ..." (a blurred page hides its words)."""
+    if _HOW_MANY_TIMES.search(question):
+        return None
+    return counts_parts(question)
+
+
+_HOW_MANY_TIMES = re.compile(r"\bhow\s+many\s+times\b", re.IGNORECASE)

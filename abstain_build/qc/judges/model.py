@@ -85,7 +85,8 @@ def judge_request(item: JudgeItem, purpose: str = PROMPT_ID) -> ModelRequest:
     lines += [
         "",
         "Answer the question if you can, then say whether it can be answered from what you"
-        f' were given. Put your answer in "answer" (the answer alone, or "{NO_ANSWER}").',
+        f' were given. Put your answer in "answer" (the answer alone), or "{NO_ANSWER}" when'
+        " you would only be guessing.",
         'Reply with JSON only: {"answer": "...", "verdict": "ANSWERABLE" or "UNANSWERABLE",'
         ' "confidence": "LOW", "MEDIUM" or "HIGH", "justification": "one or two sentences"}',
     ]

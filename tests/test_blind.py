@@ -335,3 +335,38 @@ def test_option_similarities_are_cached_by_content(tmp_path: Path, monkeypatch) 
     assert cues.option_similarities(texts) == [0.5, 0.25]
     files[0].write_text("not json")  # a broken entry is recomputed and rewritten
     assert cues.option_similarities(texts) == first
+
+
+def test_a_document_question_names_its_document_to_the_blind_model(
+    server: ModelServer, no_real_keys: None
+) -> None:
+    """A model under test knows which document it reads; a model that remembers the
+    answer from that alone makes the sample knowledge-recoverable."""
+    from abstain_build.blind.model import ask_blind
+    from abstain_build.models import ModelClient
+
+    pdf = FIXTURES / "mmlongbench-doc" / "documents" / "ACME_2021_10K.pdf"
+    sample = Sample(
+        id="acme-revenue",
+        source=SourceInfo("mmlongbench", "t", "samples.json", 0),
+        question="What was ACME's total revenue in FY2021? Answer in millions.",
+        answer="11642.4",
+        answer_format="Float",
+        document=DocumentRef(path=pdf, doc_id="ACME_2021_10K.pdf"),
+        evidence_pages=(4,),
+    )
+    request = build_blind_request(sample, 0)
+    assert "'ACME_2021_10K.pdf'" in request.text and "first page begins" in request.text
+    assert "11,642.4" not in request.text and not request.images  # its name, not its pages
+
+    def remembers(received: Received):
+        text = received.texts()[-1]
+        return reply("11642.4" if "ACME_2021_10K.pdf" in text else "UNKNOWN")
+
+    server.responder = remembers
+    client = ModelClient(f"openai:blind@{server.openai_url}")
+    try:
+        verdict = ask_blind(client, sample)
+    finally:
+        client.close()
+    assert verdict.verdict == "knowledge" and verdict.accuracy == 1.0

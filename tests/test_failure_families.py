@@ -191,7 +191,11 @@ def test_masks_decline_a_count_the_reader_makes_and_keep_a_count_the_page_prints
     """0 of 10 masked counting items were unanswerable: masks over some of the counted
     things leave the rest to count. A printed count is a value like any other."""
     with pytest.raises(NotApplicable, match="reader counts"):
-        _plan("remove_visual_element", "How many reportable segments are listed in Table 1?", "4")
+        _plan(
+            "remove_visual_element",
+            "How many segments had revenue above US$3,000 million in FY2021?",
+            "2",
+        )
     survey = ACME.parent / "survey_report_2019.pdf"
     sample = replace(
         doc_sample(survey, (5,)),
@@ -355,3 +359,66 @@ def test_a_pie_of_many_slices_still_gives_the_masked_one() -> None:
     assert [d.rule for d in found] == ["complement"]
     row = _words(slices)  # the same percents on one text line are no pie
     assert reading_derivations(14, "text_layer", row, gold_items("21%", "Str"), False) == []
+
+
+# -- restatements in other words ----------------------------------------------------------------
+
+
+def test_a_restatement_in_other_words_is_a_statement_edited_and_read_again(
+    tmp_path: Path,
+) -> None:
+    """The masked pie's slice is restated on page 1 without the question's words (a blind
+    reader found "41% do not use the internet at all" for "do not go online")."""
+    from abstain_build.evidence.gate import reread_gate
+    from abstain_build.evidence.map import evidence_map
+    from abstain_build.evidence.policy import REMOVE
+    from abstain_build.media.pdf import save_pdf
+
+    path = tmp_path / "seniors.pdf"
+    with pymupdf.open() as pdf:
+        first = pdf.new_page()
+        first.insert_text((72, 100), "Older adults and technology use.", fontsize=11)
+        # Page 2 of the shared Pew report on seniors, word for word.
+        for y, line in (
+            (130, "And many seniors remain largely unattached from online and mobile life: 41%"),
+            (145, "do not use the internet at all, 53% do not have broadband access at home,"),
+            (160, "and 23% do not own cell phones."),
+        ):
+            first.insert_text((72, y), line, fontsize=11)
+        second = pdf.new_page()
+        second.insert_text((72, 100), "Internet adoption among those 65+", fontsize=11)
+        for y, line in ((140, "Do not go online 41%"), (160, "Go online, no SNS 32%")):
+            second.insert_text((72, y), line, fontsize=11)
+        for topic in (
+            "Going online at home",
+            "Social life online",
+            "Online shopping",
+            "Online news",
+        ):
+            # A report about going online prints the word on every page: a topic word
+            # anchors nothing, as in the Pew report.
+            extra = pdf.new_page()
+            extra.insert_text((72, 100), f"{topic}: habits of older adults.", fontsize=11)
+        pdf.save(path)
+    question = "What is the percentage of people who do not go online?"
+    sample = replace(doc_sample(path, (2,)), question=question, answer="41", answer_format="Int")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    emap = evidence_map(sample, inputs)
+    # The question's words do not reach it ("online" is on every page); its meaning does.
+    (restated,) = [m for m in emap.statements() if m.page == 1]
+    assert not restated.anchors
+    assert any("other words" in note for note in emap.notes)
+    # A removal now edits page 1 as well as the listed page.
+    output = run_transform(get_registry().get("remove_numeric_tokens")(), sample, inputs, 0)
+    assert {t.page for t in output.record.edits.tokens if t.old == "41%"} == {1, 2}
+    with pymupdf.open(path) as pdf:
+        page = pdf[1]
+        for hit in page.search_for("41%"):
+            page.add_redact_annot(hit, fill=(0, 0, 0))
+        page.apply_redactions()
+        shipped = save_pdf(pdf)
+    record = {"edits": {"regions": [{"bbox": [60, 125, 200, 150], "kind": "mask", "page": 2}]}}
+    gate = reread_gate(emap, shipped, {}, record, REMOVE, question, (), "document", 144, 10**8)
+    assert not gate.passed
+    assert [(m.page, m.status) for m in gate.found] == [(1, "statement")]

@@ -38,6 +38,7 @@ from ..transforms.functional.page_content import PageContent, normalised_page
 from .derivations import Derivation, find_derivations
 from .map import EvidenceMap
 from .operands import page_operands
+from .paraphrase import paraphrased
 from .policy import ATTRIBUTE, QUESTION, REMOVE
 from .reading import (
     OCR,
@@ -220,24 +221,30 @@ def find_leaks(
     answer printed nowhere, the operand rows it can still be computed from.
 
     Unchanged pages reuse the map's own classification; ``allowed`` are the regions where
-    an ``attribute`` transform keeps the gold on purpose.
+    an ``attribute`` transform keeps the gold on purpose. Under ``remove``, a printing of
+    the gold whose sentence restates the question in other words is a statement too
+    (:mod:`.paraphrase`).
     """
     if policy == QUESTION:
         return []
     listed = set(emap.listed)
     same = set(unchanged)
     found: list[Mention] = []
+    untold: list[Mention] = []  # printings of the gold not taken for statements
     for number, page in sorted(readings.items()):
         if number in same:
-            mentions = [m for m in emap.mentions if m.page == number and _tells(m, policy)]
+            printed = [m for m in emap.mentions if m.page == number]
+            mentions = [m for m in printed if _tells(m, policy)]
+            untold += [m for m in printed if not _tells(m, policy)]
             mentions += [m for m in emap.operands if m.page == number]
         else:
             mentions = []
             if emap.items:
-                mentions = page_mentions(
+                printed = page_mentions(
                     page.readings, emap.items, emap.anchors, question, options, number in listed
                 )
-                mentions = [m for m in mentions if _tells(m, policy)]
+                mentions = [m for m in printed if _tells(m, policy)]
+                untold += [m for m in printed if not _tells(m, policy)]
             if emap.computed and emap.operands:
                 mentions += page_operands(page, emap.anchors, number in listed)
         if policy == ATTRIBUTE and allowed:
@@ -245,6 +252,8 @@ def find_leaks(
             mentions = [m for m in mentions if not centre_inside(m.span, keep)]
             mentions = [m for m in mentions if not _outranked(m, emap)]
         found.extend(mentions)
+    if policy == REMOVE and untold:
+        found += paraphrased(untold, readings, question, emap.items)
     return found
 
 

@@ -31,6 +31,7 @@ from .anchors import Anchors, question_anchors, stem
 from .context import DEFAULT_CONTEXT
 from .forms import GoldItem, gold_items, normalise
 from .operands import page_operands
+from .paraphrase import paraphrased
 from .reading import PageReadings, read_document
 from .rebuilt import operand_amounts, page_restatements, table_mates
 from .statements import CANDIDATE, STATEMENT, Mention, page_mentions
@@ -252,12 +253,33 @@ def build_map(
         )
         _add_operands(emap, readings, listed_set)
         return emap
+    _promote_restatements(emap, readings, question)
     _resolve_pages(emap, printed, resolved)
     if emap.computed:
         _add_operands(emap, readings, listed_set)
     if emap.unread:
         emap.notes.append(f"{len(emap.unread)} page(s) could not be read fully")
     return emap
+
+
+def _promote_restatements(
+    emap: EvidenceMap, readings: dict[int, PageReadings], question: str
+) -> None:
+    """Printings of the gold in a sentence that restates the question in other words are
+    statements (:mod:`.paraphrase`): "41% do not use the internet at all" on page 2 for
+    "the percentage of people who do not go online"."""
+    promoted = {
+        (m.page, m.channel, m.span): m
+        for m in paraphrased(emap.mentions, readings, question, emap.items)
+    }
+    if not promoted:
+        return
+    emap.mentions = [promoted.get((m.page, m.channel, m.span), m) for m in emap.mentions]
+    pages = sorted({m.page for m in promoted.values()})
+    emap.notes.append(
+        f"{len(promoted)} printing(s) of the answer in a sentence restating the question in"
+        f" other words, on page(s) {pages}: statements"
+    )
 
 
 def _add_operands(emap: EvidenceMap, readings: dict[int, PageReadings], listed: set[int]) -> None:

@@ -32,7 +32,7 @@ def _holds(figures: list[Figure], rect: pymupdf.Rect) -> bool:
 @register_transform
 class BlurFigureRegion(EvidencePageTransform):
     name = "blur_figure_region"
-    version = 3
+    version = 4
     declines_questions = (graphical_ask, counts_structure)
     family = "evidence_removal"
     constraints = (FIGURE_FOUND,)

@@ -66,7 +66,7 @@ def table_rows(numbers: list[PageNumber]) -> list[tuple[float, ...]]:
 @register_transform
 class CorruptNumericTokens(NumericPageTransform):
     name = "corrupt_numeric_tokens"
-    version = 2
+    version = 3
     declines_questions = (counts_parts,)
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)

@@ -20,7 +20,7 @@ from ..registry import register_transform
 @register_transform
 class FullPageBlur(EvidencePageTransform):
     name = "full_page_blur"
-    version = 3
+    version = 4
     declines_questions = (graphical_ask, counts_structure)
     family = "evidence_removal"
     axis = EVIDENCE

@@ -20,7 +20,7 @@ from ..registry import register_transform
 @register_transform
 class RemoveNumericTokens(NumericPageTransform):
     name = "remove_numeric_tokens"
-    version = 2
+    version = 3
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE

@@ -38,7 +38,7 @@ from ..transforms.functional.page_content import PageContent, normalised_page
 from .derivations import Derivation, find_derivations
 from .map import EvidenceMap
 from .operands import page_operands
-from .paraphrase import paraphrased
+from .paraphrase import GATE_SIMILARITY, paraphrased
 from .policy import ATTRIBUTE, QUESTION, REMOVE
 from .reading import (
     OCR,
@@ -253,7 +253,7 @@ def find_leaks(
             mentions = [m for m in mentions if not _outranked(m, emap)]
         found.extend(mentions)
     if policy == REMOVE and untold:
-        found += paraphrased(untold, readings, question, emap.items)
+        found += paraphrased(untold, readings, question, emap.items, GATE_SIMILARITY, exact=True)
     return found
 
 

@@ -36,6 +36,14 @@ def _page_numbers(document: pymupdf.Document) -> dict[int, int]:
     return {document[i].xref: i + 1 for i in range(document.page_count)}
 
 
+def _outline(document: pymupdf.Document) -> list[list]:
+    """The outline entries ([level, title, page, ...]); none when the outline is broken."""
+    try:
+        return document.get_toc(simple=False)
+    except (RuntimeError, ValueError):
+        return []
+
+
 def _has_structure(document: pymupdf.Document) -> bool:
     kind, _ = document.xref_get_key(document.pdf_catalog(), "StructTreeRoot")
     return kind != "null"
@@ -69,7 +77,7 @@ def channel_texts(document: pymupdf.Document, pages: Iterable[int]) -> list[Chan
                 kind, value = document.xref_get_key(xref, key)
                 if kind == "string" and value.strip():
                     out.append(ChannelText(page, STRUCTURE, value))
-    for entry in document.get_toc(simple=False):
+    for entry in _outline(document):
         if entry[2] in wanted and str(entry[1]).strip():
             out.append(ChannelText(entry[2], OUTLINE, str(entry[1])))
     for number in sorted(wanted):
@@ -109,7 +117,7 @@ def drop_page_channels(document: pymupdf.Document, pages: Iterable[int]) -> list
                         dropped += 1
         if dropped:
             notes.append(f"structure tree: {dropped} text string(s) of the edited pages dropped")
-    toc = document.get_toc(simple=False)
+    toc = _outline(document)
     kept = [entry for entry in toc if entry[2] not in wanted]
     if len(kept) != len(toc):
         level = 0

@@ -7,6 +7,7 @@ that produced it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -145,6 +146,22 @@ class PageCrop:
     reason: str
 
 
+def edited_pages(edits: Mapping[str, Any]) -> list[int]:
+    """1-based pages an ``edits`` record (:class:`Edits` as JSON) says were edited:
+    regions, tokens, hidden and cropped pages, in page order."""
+    pages: set[int] = set()
+    for key in ("regions", "tokens"):
+        for edit in edits.get(key) or ():
+            page = edit.get("page") if isinstance(edit, Mapping) else None
+            if isinstance(page, int):
+                pages.add(page)
+    pages.update(p for p in edits.get("pages_hidden") or () if isinstance(p, int))
+    for crop in edits.get("pages_cropped") or ():
+        if isinstance(crop, Mapping) and isinstance(crop.get("page"), int):
+            pages.add(crop["page"])
+    return sorted(pages)
+
+
 @dataclass
 class Edits:
     """What a perturbation changed. Every key is always present so records share one schema."""
@@ -156,10 +173,7 @@ class Edits:
 
     def pages(self) -> list[int]:
         """The 1-based pages edited, in order."""
-        pages = {r.page for r in self.regions if r.page is not None}
-        pages |= {t.page for t in self.tokens if t.page is not None}
-        pages |= set(self.pages_hidden) | {c.page for c in self.pages_cropped}
-        return sorted(pages)
+        return edited_pages(self.to_json())
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

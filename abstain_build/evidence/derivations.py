@@ -104,10 +104,6 @@ def _gives(total: Decimal, gold: GoldItem) -> bool:
     return abs(total - gold.number) <= quantum / 2
 
 
-def _shown(value: Decimal) -> str:
-    return f"{value:,f}".rstrip("0").rstrip(".") if "." in f"{value:f}" else f"{value:,}"
-
-
 def _runs(values: Sequence[_Value], gold: GoldItem) -> Iterable[Sequence[_Value]]:
     """Runs of two or more consecutive ``values`` that add up to ``gold``."""
     for start in range(len(values)):

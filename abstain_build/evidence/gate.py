@@ -31,7 +31,7 @@ import pymupdf
 
 from ..media.images import decode_image
 from ..media.pdf import open_pdf, render_page_png
-from ..media.pdf_channels import channel_texts
+from ..media.pdf_channels import ChannelText, channel_texts
 from ..textregions import ocr
 from ..textregions.words import Box, Word, centre_inside
 from ..transforms.functional.page_content import PageContent, normalised_page
@@ -126,10 +126,14 @@ def read_changed_page(
     kinds: Iterable[str],
     dpi: int,
     max_pixels: int,
+    channels: Sequence[ChannelText] | None = None,
 ) -> PageReadings:
-    """Every reading of an edited page of a shipped PDF (see the module doc)."""
+    """Every reading of an edited page of a shipped PDF (see the module doc);
+    ``channels``: the page's strings outside its content, when already read."""
     from ..textregions.pages import text_layer_words
 
+    if channels is None:
+        channels = channel_texts(document, [number])
     out = PageReadings(number, digest=page_digest(document[number - 1]))
     # Read as the transforms edit: rotation removed.
     with normalised_page(document, number) as page:
@@ -138,7 +142,7 @@ def read_changed_page(
         if layer:
             out.readings.append(Reading(number, TEXT_LAYER, tuple(layer)))
             out.has_text_layer = len(layer) >= 3
-        out.readings += channel_readings(document, number)
+        out.readings += channel_readings(number, channels)
         data = png if png is not None else render_page_png(page, dpi, max_pixels)
         image = decode_image(data, f"page {number}")
         try:
@@ -152,14 +156,15 @@ def read_changed_page(
     return out
 
 
-def channel_readings(document: pymupdf.Document, number: int) -> list[Reading]:
+def channel_readings(number: int, channels: Iterable[ChannelText]) -> list[Reading]:
     """Page ``number``'s strings in the structure tree, outlines, annotations, form fields
     and links (:mod:`..media.pdf_channels`), one reading per channel. Their words get
     boxes off the page, on one line: a channel string has no place on the page, so no
     region an ``attribute`` transform keeps can hold it."""
     texts: dict[str, list[str]] = {}
-    for item in channel_texts(document, [number]):
-        texts.setdefault(item.channel, []).extend(item.text.split())
+    for item in channels:
+        if item.page == number:
+            texts.setdefault(item.channel, []).extend(item.text.split())
     out = []
     for channel, words in sorted(texts.items()):
         placed = tuple(
@@ -200,12 +205,21 @@ def read_shipped(
             digest = page_digest(document[number - 1])
             if before is not None and before.digest == digest and number not in page_images:
                 out[number] = before
-                continue
-            changed.append(number)
+            else:
+                changed.append(number)
+        # One pass over the structure tree for every changed page, not one per page.
+        channels = channel_texts(document, changed) if changed else []
+        for number in changed:
             out[number] = read_changed_page(
-                document, number, page_images.get(number), kinds.get(number, set()), dpi, max_pixels
+                document,
+                number,
+                page_images.get(number),
+                kinds.get(number, set()),
+                dpi,
+                max_pixels,
+                channels,
             )
-    return out, changed
+    return {n: out[n] for n in pages if n in out}, changed
 
 
 def find_leaks(

@@ -19,6 +19,7 @@ left to the map). The threshold sits between, and errs towards failing an item.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from ..textregions.words import centre_inside
 from .forms import GoldItem
@@ -34,6 +35,24 @@ MIN_SIMILARITY = 0.62
 GATE_SIMILARITY = 0.58
 #: A sentence this long is a table or a run of text, not a restatement.
 MAX_SENTENCE_CHARS = 400
+#: Scores kept per process: the map and every attempt's gate ask about the same sentences
+#: of the unchanged pages.
+_SCORES: dict[tuple[str, str], float] = {}
+_MAX_SCORES = 4096
+
+
+def question_similarities(question: str, sentences: Sequence[str]) -> list[float]:
+    """MiniLM cosine of ``question`` with each sentence (the rewrite gates' measure),
+    each pair scored once per process."""
+    missing = list(dict.fromkeys(s for s in sentences if (question, s) not in _SCORES))
+    if missing:
+        from ..rewrites.embeddings import similarities
+
+        if len(_SCORES) + len(missing) > _MAX_SCORES:
+            _SCORES.clear()
+        scores = similarities([(question, sentence) for sentence in missing])
+        _SCORES.update(((question, s), float(v)) for s, v in zip(missing, scores, strict=True))
+    return [_SCORES[(question, s)] for s in sentences]
 
 
 def sentence_text(page: PageReadings, mention: Mention) -> str:
@@ -72,14 +91,9 @@ def paraphrased(
     ]
     if not kept:
         return []
-    from dataclasses import replace
-
-    from ..rewrites.embeddings import embed
-
-    vectors = embed([question, *(s for _, s in kept)])
-    scores = vectors[1:] @ vectors[0]
+    scores = question_similarities(question, [s for _, s in kept])
     return [
         replace(m, status=STATEMENT)
         for (m, _), score in zip(kept, scores, strict=True)
-        if float(score) >= threshold
+        if score >= threshold
     ]

@@ -13,6 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ...media.pdf import open_pdf
+from ...model import edited_pages
+
 #: Characters of text layer a judge is shown (about 30k tokens); the evidence and edited
 #: pages' text always comes first, then the other pages in order until the cap.
 TEXT_CAP = 120_000
@@ -34,23 +37,6 @@ class DocumentView:
     omitted: tuple[int, ...] = ()
 
 
-def edited_pages(transform: dict[str, Any]) -> list[int]:
-    """1-based pages a transform's record says it edited (regions, tokens, hidden or
-    cropped pages), in page order."""
-    edits = transform.get("edits") or {}
-    pages: set[int] = set()
-    for key in ("regions", "tokens"):
-        for edit in edits.get(key) or ():
-            page = edit.get("page") if isinstance(edit, dict) else None
-            if isinstance(page, int):
-                pages.add(page)
-    pages.update(p for p in edits.get("pages_hidden") or () if isinstance(p, int))
-    for crop in edits.get("pages_cropped") or ():
-        if isinstance(crop, dict) and isinstance(crop.get("page"), int):
-            pages.add(crop["page"])
-    return sorted(pages)
-
-
 def _page_order(count: int, first: Iterable[int]) -> list[int]:
     seen: list[int] = []
     for page in [*first, *range(1, count + 1)]:
@@ -69,11 +55,9 @@ def document_view(
     image_cap: int = IMAGE_CAP,
 ) -> DocumentView:
     """The whole (perturbed) document as a judge sees it; see the module docstring."""
-    import pymupdf
-
-    with pymupdf.open(stream=document, filetype="pdf") as pdf:
+    with open_pdf(document, "perturbed document") as pdf:
         count = pdf.page_count
-        edited = [p for p in edited_pages(transform) if 1 <= p <= count]
+        edited = [p for p in edited_pages(transform.get("edits") or {}) if 1 <= p <= count]
         texts: dict[int, str] = {}
         used = 0
         omitted: list[int] = []

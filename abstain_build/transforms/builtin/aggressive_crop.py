@@ -44,6 +44,7 @@ from ...evidence.image_targets import summary
 from ...model import MODALITY, Region
 from ...textregions.ocr import prepare_pixels
 from ..base import ImagePlan, ImageTransform, NotApplicable, TransformContext
+from ..functional.raster import box_mean
 from ..functional.targets import ImageTargets, answer_targets
 from ..params import Param
 from ..registry import register_transform
@@ -224,7 +225,8 @@ def detail_map(image: np.ndarray) -> tuple[np.ndarray, int] | None:
     floor = _flat_step(across[:, :-1], along[:-1, :])
     across[across < floor] = 0.0
     along[along < floor] = 0.0
-    detail = np.minimum(_box_mean(across, DETAIL_REACH), _box_mean(along, DETAIL_REACH))
+    side = 2 * DETAIL_REACH + 1
+    detail = np.minimum(box_mean(across, side), box_mean(along, side)).astype(np.float32)
     return np.maximum(detail, 0.0), factor
 
 
@@ -237,21 +239,6 @@ def _flat_step(across: np.ndarray, along: np.ndarray) -> float:
     steps = np.concatenate([across.ravel(), along.ravel()])
     median = float(np.median(steps)) if steps.size else 0.0
     return max(FLAT_STEP, GRAIN * median)
-
-
-def _box_mean(values: np.ndarray, reach: int) -> np.ndarray:
-    """Mean over the (2 * reach + 1)^2 window around each cell, zeros beyond the image."""
-    size = 2 * reach + 1
-    padded = np.pad(values.astype(np.float64), reach)
-    table = np.pad(padded.cumsum(0).cumsum(1), ((1, 0), (1, 0)))
-    rows, cols = values.shape
-    total = (
-        table[size : size + rows, size : size + cols]
-        - table[:rows, size : size + cols]
-        - table[size : size + rows, :cols]
-        + table[:rows, :cols]
-    )
-    return (total / size**2).astype(np.float32)
 
 
 def detail_profiles(image: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

@@ -13,6 +13,7 @@ from ..functional.asks import counts_structure, graphical_ask
 from ..functional.evidence_edits import seal_evidence
 from ..functional.page_content import DETECTORS, inflate, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
+from ..functional.raster import box_mean
 from ..params import Param
 from ..registry import register_transform
 
@@ -20,22 +21,6 @@ from ..registry import register_transform
 _LABELS = ("fallback", *DETECTORS)
 #: Masks overlap their neighbours by this much (points), so no anti-aliased seam shows.
 SEAL = 0.5
-
-
-def _box_mean(array: np.ndarray, size: int) -> np.ndarray:
-    """Mean over a ``size`` x ``size`` neighbourhood (zero outside the grid)."""
-    pad = size // 2
-    padded = np.pad(array, pad)
-    integral = np.zeros((padded.shape[0] + 1, padded.shape[1] + 1))
-    integral[1:, 1:] = padded.cumsum(0).cumsum(1)
-    rows, cols = array.shape
-    total = (
-        integral[size : size + rows, size : size + cols]
-        - integral[:rows, size : size + cols]
-        - integral[size : size + rows, :cols]
-        + integral[:rows, :cols]
-    )
-    return total / (size * size)
 
 
 def cell_runs(selected: np.ndarray, labels: np.ndarray) -> list[tuple[int, int, int, int, int]]:
@@ -125,7 +110,7 @@ class DenseMask(EvidencePageTransform):
         # distance to the content's centre of mass (so filler grows around the content),
         # ties broken at random.
         local = density[r0:r1, c0:c1]
-        around = _box_mean(density, 5)[r0:r1, c0:c1]
+        around = box_mean(density, 5)[r0:r1, c0:c1]
         yy, xx = np.mgrid[r0:r1, c0:c1]
         if local.sum() > 0:
             cy = float((yy * local).sum() / local.sum())

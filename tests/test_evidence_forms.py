@@ -37,6 +37,9 @@ STATED = [
     # reportq32015 p7 (OCR): a date in another format than the gold's
     ("2015-09-19", "Str", "done by the App Store on September 19, 2015.", "September 19, 2015",
      "date"),
+    # 698bba... p3: a month asked for as YYYY-MM, printed on the title page in words
+    ("2009-07", "Str", "Prepared by Jason July 2009", "July 2009", "date"),
+    ("2009-07", "Str", "Revised 07/2009", "07/2009", "date"),
     # NETFLIX_2015_10K p48: spacing and case inside a text answer
     ("seven-for-one stock split", "Str", "a Seven -for-one stock split in the form",
      "Seven -for-one stock split", "text"),

@@ -323,6 +323,25 @@ def test_a_masked_name_takes_its_sentence_with_it() -> None:
         assert covered(statement.row, masks) and covered(statement.local(), masks)
 
 
+def test_a_name_printed_among_others_is_masked_with_its_row() -> None:
+    """A reader answered "which news appear in both lists" from the one name both slides
+    still printed ("Bluebird awar", half under a mask): a masked page leaves no printing of
+    a name answer, candidates among others included."""
+    from abstain_build.evidence.map import evidence_map
+    from abstain_build.transforms.functional.evidence_edits import covered
+
+    question = "Which segment had the largest revenue in FY2021?"
+    sample = replace(doc_sample(ACME, (4,)), question=question, answer="Industrial Products")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    printed = evidence_map(sample, inputs).evidence(4)
+    assert printed and all(m.status == "candidate" and not m.anchored(2) for m in printed)
+    for seed in range(3):
+        output = run_transform(get_registry().get("remove_visual_element")(), sample, inputs, seed)
+        masks = [r.bbox for r in output.record.edits.regions if r.kind == "mask"]
+        assert all(covered(m.row, masks) and covered(m.local(), masks) for m in printed)
+
+
 # -- what the second round of readings found --------------------------------------------------
 
 
@@ -445,3 +464,24 @@ def test_the_gate_reads_the_pew_reports_restatement_of_a_masked_slice(shared_dat
     output = run_transform(transform, sample, inputs, 0)
     gate = reread(transform, sample, inputs, output)
     assert not gate.passed and 2 in {m.page for m in gate.found}
+
+
+@pytest.mark.shared_data
+def test_a_month_asked_as_yyyy_mm_is_masked_where_the_page_prints_it_in_words(
+    shared_data: Path,
+) -> None:
+    """A reader gave "2009-07" from the title page's "July 2009", which the mask had left:
+    the map took the gold for text and found it nowhere, so the mask aimed elsewhere."""
+    from abstain_build.evidence.map import evidence_map
+    from abstain_build.transforms.functional.evidence_edits import covered
+
+    pdf = shared_data / "mmlongbench-doc" / "documents" / "698bba535087fa9a7f9009e172a7f763.pdf"
+    question = "What date is mentioned on the second page? Format the date as YYYY-MM"
+    sample = replace(doc_sample(pdf, (3,)), question=question, answer="2009-07")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    (stated,) = evidence_map(sample, inputs).statements()
+    assert (stated.page, stated.form) == (3, "date")
+    output = run_transform(get_registry().get("remove_visual_element")(), sample, inputs, 0)
+    masks = [r.bbox for r in output.record.edits.regions if r.kind == "mask"]
+    assert covered(stated.local(), masks)

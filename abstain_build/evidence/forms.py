@@ -11,7 +11,7 @@ A careful reader takes "$34.7 million" as stating 34.7, "8.8 billion" as stating
   two significant digits;
 * **years** match only the same year (2015, FY2015, FY15);
 * **dates** match in any common format (March 5, 2017 / 5 March 2017 / 2017-03-05 /
-  3/5/2017), comparing the parts the gold gives;
+  3/5/2017; a month as July 2009 / 2009-07 / 7/2009), comparing the parts the gold gives;
 * **text** matches regardless of case, spacing and punctuation, and tolerates small OCR
   errors (``rn`` read for ``m``, ``0`` for ``o``) through an edit distance
   (:mod:`rapidfuzz`) that grows with the answer's length; a long answer (a sentence) is
@@ -67,6 +67,8 @@ _DATE = re.compile(
   | \b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\.?,?\s+\d{{4}}\b
   | \b(?:{_MONTHS})\.?,?\s+\d{{4}}\b
   | \b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b
+  | \b\d{{4}}-(?:0[1-9]|1[0-2])\b(?!-)
+  | \b(?:0?[1-9]|1[0-2])/\d{{4}}\b
   | \b\d{{1,2}}[/.]\d{{1,2}}[/.](?:\d{{4}}|\d{{2}})\b
     """,
     re.IGNORECASE | re.VERBOSE,

@@ -57,14 +57,14 @@ def seal_evidence(
 ) -> list[Box]:
     """Rectangles over each word of a statement (each number of an operand row) that
     ``rects`` leave uncovered. With ``whole`` (a name for an answer), a statement is sealed
-    with its printed line and its sentence (:meth:`Mention.local`), and so is a candidate printed
-    beside two of the question's words ("Energy Solutions. This segment designs and
-    installs grid-scale battery storage"): a mask the size of a name, in the sentence that
-    describes it, is a blank a reader fills in."""
+    with its printed line and its sentence (:meth:`Mention.local`): a mask the size of a name,
+    in the sentence that describes it, is a blank a reader fills in. So is every candidate
+    (the name printed among others): "Which news appear in both lists?" is answered by the
+    one name both pages still print, "Bluebird awar" half under a mask included."""
     have = list(rects)
     added: list[Box] = []
     for mention in mentions:
-        named = whole and mention.status == CANDIDATE and mention.anchored(2)
+        named = whole and mention.status == CANDIDATE
         if mention.status not in TO_REMOVE and not named:
             continue
         boxes = mention.boxes

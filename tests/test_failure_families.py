@@ -380,6 +380,37 @@ def test_a_pie_of_many_slices_still_gives_the_masked_one() -> None:
     assert reading_derivations(14, "text_layer", row, gold_items("21%", "Str"), False) == []
 
 
+def test_two_pies_side_by_side_each_give_their_masked_slice() -> None:
+    """The same page prints the 2005 clock beside the 2010 one: eighteen percents that add
+    up to 200, each clock's labels to 100 on their own."""
+    from abstain_build.evidence.derivations import reading_derivations
+    from abstain_build.evidence.forms import gold_items
+    from abstain_build.textregions.words import Word
+
+    def clock(percents: list[str], left: float) -> list[Word]:
+        return [
+            Word(
+                p,
+                (
+                    left + 30.0 * (i % 3),
+                    25.0 * (i // 3),
+                    left + 30.0 * (i % 3) + 20,
+                    25.0 * (i // 3) + 10,
+                ),
+                source="ocr",
+            )
+            for i, p in enumerate(percents)
+        ]
+
+    twenty_ten = "10% 6% 17% 4% 4% 6% 10% 22%".split()
+    figure = clock("10% 5% 10% 2% 3% 5% 10% 20% 35%".split(), 0.0) + clock(twenty_ten, 300.0)
+    found = reading_derivations(14, "ocr_figure", figure, gold_items("21%", "Str"), True)
+    assert [d.rule for d in found] == ["complement"]
+    assert found[0].how.startswith("100% - 10% - 6% - 17%")
+    # The 2005 clock's 35% is printed: nothing is left for a gold it does not complete.
+    assert reading_derivations(14, "ocr_figure", figure, gold_items("30%", "Str"), True) == []
+
+
 # -- restatements in other words ----------------------------------------------------------------
 
 

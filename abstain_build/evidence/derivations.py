@@ -15,7 +15,8 @@ The derivations, each on one reading of one page (text layer, or OCR of a figure
   up to the gold;
 * **row sum**: a run of two or more values of one row (quarters of a year) adds up to it;
 * **complement**: the gold is a percent, and with the other percents of one figure (a
-  pie) or table row it makes 100;
+  pie; on a figure of several pies, each group of labels that lie together) or table row
+  it makes 100;
 * **row difference**: two values of one row differ by the gold.
 
 To keep chance out (small numbers are the sum of something on any page): a sum must give
@@ -129,6 +130,29 @@ def _columns(block: Sequence[Sequence[_Value]]) -> list[list[_Value]]:
     return columns
 
 
+def _clusters(values: Sequence[_Value]) -> list[list[_Value]]:
+    """Every group single linkage forms over the values' places, from pairs to the whole
+    figure: two clocks side by side are two pies, each adding up to 100 on its own."""
+
+    def gap(a: _Value, b: _Value) -> float:
+        ax0, ay0, ax1, ay1 = a.word.bbox
+        bx0, by0, bx1, by1 = b.word.bbox
+        return max(bx0 - ax1, ax0 - bx1, 0.0) + max(by0 - ay1, ay0 - by1, 0.0)
+
+    members = [[v] for v in values]
+    groups: list[list[_Value]] = []
+    while len(members) > 1:
+        pairs = (
+            (min(gap(a, b) for a in members[i] for b in members[j]), i, j)
+            for i in range(len(members))
+            for j in range(i + 1, len(members))
+        )
+        _, i, j = min(pairs)
+        members[i] = members[i] + members.pop(j)
+        groups.append(members[i])
+    return groups or [list(values)]
+
+
 def _sum_how(values: Sequence[_Value], gold: GoldItem) -> str:
     return " + ".join(v.word.text for v in values) + f" = {gold.text}"
 
@@ -175,7 +199,7 @@ def reading_derivations(
             groups = [[v for v in row if v.percent] for row in valued]
             most = MAX_FIGURE_PARTS if figure else MAX_PARTS
             if figure:
-                groups = [[v for row in groups for v in row]]
+                groups = _clusters([v for row in groups for v in row])
             for parts in groups:
                 if 2 <= len(parts) <= most:
                     rest = Decimal(100) - sum((v.value for v in parts), Decimal(0))

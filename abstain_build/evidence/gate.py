@@ -47,7 +47,7 @@ from .reading import (
     Reading,
     figure_boxes,
     page_digest,
-    read_figure,
+    read_figures,
     read_pixels,
 )
 from .seen import untouched_pictures
@@ -149,8 +149,7 @@ def read_changed_page(
             out.readings.append(read_pixels(number, image, size))
             for name, restored in _restorations(image, kinds).items():
                 out.readings.append(read_pixels(number, restored, size, f"{OCR} after {name}"))
-            for box in figure_boxes(page):
-                out.readings.append(read_figure(page, number, box))
+            out.readings += read_figures(page, number, figure_boxes(page))
         except ocr.OcrUnavailable as error:
             out.unread = f"not read by OCR: {error}"
     return out

@@ -142,6 +142,57 @@ def read_figure(page: pymupdf.Page, number: int, box: Box) -> Reading:
     return Reading(number, OCR_FIGURE, words, box)
 
 
+def overlapping_groups(boxes: Sequence[Box]) -> list[list[int]]:
+    """Indices of ``boxes`` grouped by overlap (nested or crossing, chained), each group in
+    the boxes' order: a photo spread's spread, halves and photos are one group."""
+    parent = list(range(len(boxes)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(boxes):
+        for j in range(i + 1, len(boxes)):
+            b = boxes[j]
+            if min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1]):
+                parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(boxes)):
+        groups.setdefault(root(i), []).append(i)
+    return sorted(groups.values())
+
+
+def read_figures(page: pymupdf.Page, number: int, boxes: Sequence[Box]) -> list[Reading]:
+    """One reading per figure box, each pixel OCR'd once: overlapping boxes (a spread, its
+    halves and its photos) are read as their union in one pass, and each box keeps the
+    words whose centre it holds."""
+    readings: dict[int, Reading] = {}
+    for group in overlapping_groups(boxes):
+        if len(group) == 1:
+            readings[group[0]] = read_figure(page, number, boxes[group[0]])
+            continue
+        members = [boxes[i] for i in group]
+        union = (
+            min(b[0] for b in members),
+            min(b[1] for b in members),
+            max(b[2] for b in members),
+            max(b[3] for b in members),
+        )
+        words = read_figure(page, number, union).words
+        for i in group:
+            x0, y0, x1, y1 = boxes[i]
+            inside = tuple(
+                w
+                for w in words
+                if x0 <= (w.bbox[0] + w.bbox[2]) / 2 <= x1
+                and y0 <= (w.bbox[1] + w.bbox[3]) / 2 <= y1
+            )
+            readings[i] = Reading(number, OCR_FIGURE, inside, boxes[i])
+    return [readings[i] for i in range(len(boxes))]
+
+
 def read_normalised_page(page: pymupdf.Page, number: int, figures: bool = True) -> PageReadings:
     """Every reading of one page already normalised (see :func:`read_page`)."""
     out = PageReadings(number, size=(page.rect.width, page.rect.height))
@@ -159,12 +210,10 @@ def read_normalised_page(page: pymupdf.Page, number: int, figures: bool = True) 
         if few:
             out.readings.append(Reading(number, TEXT_LAYER, tuple(few)))
     if figures and out.has_text_layer:
-        for box in figure_boxes(page):
-            try:
-                out.readings.append(read_figure(page, number, box))
-            except ocr.OcrUnavailable as error:
-                out.unread = f"charts on the page not read: {error}"
-                break
+        try:
+            out.readings += read_figures(page, number, figure_boxes(page))
+        except ocr.OcrUnavailable as error:
+            out.unread = f"charts on the page not read: {error}"
     return out
 
 

@@ -425,14 +425,17 @@ _stats: dict[str, float] = {}
 def reset_ocr_stats() -> None:
     """Zero this process's counters."""
     with _cache_lock:
-        _stats.update(engine_calls=0, memory_hits=0, disk_hits=0, engine_seconds=0.0)
+        _stats.update(
+            engine_calls=0, memory_hits=0, disk_hits=0, engine_seconds=0.0, engine_pixels=0
+        )
 
 
 reset_ocr_stats()
 
 
 def ocr_stats() -> dict[str, float]:
-    """This process's counters: ``engine_calls``, ``memory_hits``, ``disk_hits`` (ints) and
+    """This process's counters: ``engine_calls``, ``memory_hits``, ``disk_hits``,
+    ``engine_pixels`` (pixels the engine read: what a page reading costs) and
     ``engine_seconds`` (wall time spent inside the engine)."""
     with _cache_lock:
         return dict(_stats)
@@ -611,6 +614,7 @@ def ocr_image(
     with _cache_lock:
         _stats["engine_calls"] += 1
         _stats["engine_seconds"] += elapsed
+        _stats["engine_pixels"] += array.shape[0] * array.shape[1]
     if use_cache:
         _memory_put(key, words)
         if directory is not None:

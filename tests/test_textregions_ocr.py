@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -213,6 +214,7 @@ def test_disk_cache_is_shared_and_survives_a_fresh_memory(tmp_path: Path) -> Non
         "memory_hits": 0,
         "disk_hits": 1,
         "engine_seconds": 0,
+        "engine_pixels": image.shape[0] * image.shape[1],
     }
 
     other, _ = draw_words("Operating income")
@@ -252,6 +254,39 @@ def test_a_spawned_process_uses_the_configured_disk_cache(tmp_path: Path) -> Non
     texts, stats = json.loads(completed.stdout)
     assert texts == expected
     assert (stats["engine_calls"], stats["disk_hits"]) == (0, 1)
+
+
+@needs_ocr
+def test_two_processes_wanting_one_image_read_it_once(tmp_path: Path) -> None:
+    """Two workers that reach the same page together: one reads it, the other waits for
+    that reading instead of making its own."""
+    ocr.configure_ocr_cache(tmp_path / "cache")
+    image = np.tile(draw_words()[0], (8, 2))  # a page-sized image: a reading takes a while
+    np.save(tmp_path / "image.npy", image)
+    script = (
+        "import json, sys, time, numpy as np\n"
+        "from abstain_build.textregions import ocr\n"
+        "image = np.load(sys.argv[1])\n"
+        "ocr.engine_name()\n"  # the engine loaded before the common start
+        "time.sleep(max(0.0, float(sys.argv[2]) - time.time()))\n"
+        "words = ocr.ocr_image(image)\n"
+        "print(json.dumps([len(words), ocr.ocr_stats()]))\n"
+    )
+    start = f"{time.time() + 4:.3f}"
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(tmp_path / "image.npy"), start],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ),
+            cwd=ROOT,
+        )
+        for _ in range(2)
+    ]
+    results = [json.loads(run.communicate(timeout=120)[0]) for run in runs]
+    assert results[0][0] == results[1][0] > 0
+    assert sorted(stats["engine_calls"] for _, stats in results) == [0, 1]
+    assert [p.suffix for p in (tmp_path / "cache").iterdir()] == [".json"]  # no lock left
 
 
 # ---------------------------------------------------------------------------------------

@@ -17,7 +17,9 @@ belongs to the pipeline's worker processes anyway.
 Results are cached under a content hash of the pixels plus every setting that changes the
 output (page segmentation mode, minimum confidence, dpi hint, engine and version): an
 in-memory LRU per process and, when :func:`configure_ocr_cache` names a directory, one JSON
-file per image shared by the worker processes of a run and by a resumed run.
+file per image shared by the worker processes of a run and by a resumed run. A worker that
+needs an image another worker is reading waits for that reading (a lock file per image in
+the cache directory) instead of reading it a second time.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -513,6 +517,30 @@ def _disk_path(directory: Path, key: str) -> Path:
     return directory / f"{key}.json"
 
 
+@contextmanager
+def _reading_lock(directory: Path, key: str) -> Iterator[None]:
+    """Hold the image's lock while reading it: another process wanting the same image
+    waits here, then finds the result on disk. Without ``fcntl`` (or a writable
+    directory) nobody waits and the image may be read twice, as before."""
+    path = directory / f".{key}.lock"
+    try:
+        import fcntl
+
+        directory.mkdir(parents=True, exist_ok=True)
+        handle = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        # The result is on disk by now: whoever comes later finds it before any lock, and a
+        # waiter holding the unlinked file finds it too. No lock files pile up.
+        path.unlink(missing_ok=True)
+        os.close(handle)  # releases the lock
+
+
 def _disk_get(directory: Path, key: str) -> tuple[Word, ...] | None:
     path = _disk_path(directory, key)
     try:
@@ -600,12 +628,40 @@ def ocr_image(
                 _stats["memory_hits"] += 1
             return list(cached)
         if directory is not None:
-            cached = _disk_get(directory, key)
+            cached = _from_disk(directory, key)
             if cached is not None:
-                with _cache_lock:
-                    _stats["disk_hits"] += 1
-                _memory_put(key, cached)
                 return list(cached)
+    if directory is None:
+        return list(_read(array, name, engine, key, psm, min_conf, dpi, None, use_cache))
+    with _reading_lock(directory, key):
+        cached = _from_disk(directory, key)  # read by another worker while this one waited
+        if cached is not None:
+            return list(cached)
+        return list(_read(array, name, engine, key, psm, min_conf, dpi, directory, use_cache))
+
+
+def _from_disk(directory: Path, key: str) -> tuple[Word, ...] | None:
+    """The result kept on disk, counted and copied to memory; None when there is none."""
+    cached = _disk_get(directory, key)
+    if cached is not None:
+        with _cache_lock:
+            _stats["disk_hits"] += 1
+        _memory_put(key, cached)
+    return cached
+
+
+def _read(
+    array: np.ndarray,
+    name: str,
+    engine: str,
+    key: str,
+    psm: int,
+    min_conf: float,
+    dpi: int | None,
+    directory: Path | None,
+    use_cache: bool,
+) -> tuple[Word, ...]:
+    """Run the engine on ``array`` and keep the result (memory, and ``directory``)."""
     pixels = prepare_pixels(array)
     started = time.perf_counter()
     found = _run_tesserocr(pixels, psm, dpi) if name == "tesserocr" else _run_cli(pixels, psm, dpi)
@@ -619,4 +675,4 @@ def ocr_image(
         _memory_put(key, words)
         if directory is not None:
             _disk_put(directory, key, words, engine)
-    return list(words)
+    return words

@@ -387,7 +387,8 @@ def test_two_pies_side_by_side_each_give_their_masked_slice() -> None:
     from abstain_build.evidence.forms import gold_items
     from abstain_build.textregions.words import Word
 
-    def clock(percents: list[str], left: float) -> list[Word]:
+    def clock(printed: str, left: float) -> list[Word]:
+        percents = printed.split(" ")
         return [
             Word(
                 p,
@@ -402,8 +403,8 @@ def test_two_pies_side_by_side_each_give_their_masked_slice() -> None:
             for i, p in enumerate(percents)
         ]
 
-    twenty_ten = "10% 6% 17% 4% 4% 6% 10% 22%".split()
-    figure = clock("10% 5% 10% 2% 3% 5% 10% 20% 35%".split(), 0.0) + clock(twenty_ten, 300.0)
+    twenty_ten = "10% 6% 17% 4% 4% 6% 10% 22%"
+    figure = clock("10% 5% 10% 2% 3% 5% 10% 20% 35%", 0.0) + clock(twenty_ten, 300.0)
     found = reading_derivations(14, "ocr_figure", figure, gold_items("21%", "Str"), True)
     assert [d.rule for d in found] == ["complement"]
     assert found[0].how.startswith("100% - 10% - 6% - 17%")

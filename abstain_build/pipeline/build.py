@@ -254,12 +254,25 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
         )
         if progress:
             progress(processed, total, "build")
-        for outcome in ordered_outcomes(pending_items, job, config.workers):
+        finished = 0
+
+        def report(done: int) -> None:
+            """Samples finished (committed or waiting their turn), every heartbeat."""
+            nonlocal finished
+            finished = done
+            if progress:
+                progress(processed, total, "build", f"{len(done_ids) + finished} finished")
+
+        outcomes = ordered_outcomes(
+            pending_items, job, config.workers, out.root / STATE_DIR, report
+        )
+        for outcome in outcomes:
             out.commit(outcome)
             usage = merge_stats([*usage, *outcome.model_usage])
             processed += 1
+            finished = max(finished, processed - len(done_ids))
             if progress:
-                progress(processed, total, "build")
+                progress(processed, total, "build", f"{len(done_ids) + finished} finished")
     except BaseException:
         out.close()
         manifest["status"] = "interrupted"

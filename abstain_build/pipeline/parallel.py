@@ -1,5 +1,11 @@
 """Running samples in worker processes: results in source order, and crashes contained.
 
+Results are committed in source order, but workers never wait for a slow sample ahead of
+them: samples keep being submitted while fewer than ``2 * workers + 2`` are running, and
+what finishes early waits in a reorder buffer; beyond a few dozen outcomes the buffer
+spills to files under the run's ``state/`` (removed once committed), so memory stays flat
+behind one sample that takes an hour.
+
 A sample that kills its worker (a crash inside a native library, the kernel's OOM killer)
 breaks the whole process pool. The pool is then rebuilt; the sample at the head of the
 queue is retried alone in a fresh process, so a crash is pinned on the sample that causes
@@ -9,10 +15,14 @@ it, which gets an error record, and the others are simply resubmitted.
 from __future__ import annotations
 
 import multiprocessing
+import pickle
+import shutil
+import tempfile
 from collections import deque
-from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any
 
 from ..model import SampleProblem
@@ -31,6 +41,30 @@ CRASH_REASON = (
     "the worker process died while processing this sample (a crash in a native library,"
     " or killed for using too much memory); it was retried alone and died again"
 )
+
+
+#: Finished outcomes kept in memory while an earlier sample runs; later ones go to disk.
+HELD_IN_MEMORY = 32
+#: Samples submitted and not yet committed, at most (running, held and spilled).
+MAX_AHEAD = 2048
+#: Seconds between heartbeats while waiting on workers (progress lines keep coming).
+HEARTBEAT_SECONDS = 5.0
+
+#: ``on_progress(finished)``: samples finished so far, committed or waiting to be.
+ProgressHook = Callable[[int], None]
+
+
+class _Spilled:
+    """A finished outcome kept in a file until its turn comes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> Any:
+        with self.path.open("rb") as stream:
+            outcome = pickle.load(stream)  # written by this run a moment ago (0600, 0700 dir)
+        self.path.unlink(missing_ok=True)
+        return outcome
 
 
 def _resolved(outcome: Any) -> Future[Any]:
@@ -62,16 +96,30 @@ class OrderedPool:
     """Run ``task`` on samples with ``workers`` processes; yield results in the order given.
 
     ``SampleProblem`` items (loader errors) pass through as their outcome, unprocessed.
+    ``spill_dir``: where finished outcomes wait when too many are held (a temporary folder
+    is made inside it and removed at the end); None keeps them all in memory.
     """
 
-    def __init__(self, job: JobSpec, workers: int, task: str = "process") -> None:
+    def __init__(
+        self,
+        job: JobSpec,
+        workers: int,
+        task: str = "process",
+        spill_dir: Path | None = None,
+        on_progress: ProgressHook | None = None,
+    ) -> None:
         self.job = job
         self.workers = workers
         self.work, self.crashed, _ = TASKS[task]
-        self.window = 2 * workers + 2  # bounded look-ahead keeps memory flat on large sources
+        self.running_cap = 2 * workers + 2  # enough queued that no worker waits for work
         self.context = multiprocessing.get_context("spawn")
         self.pool = self._new_pool(workers)
         self.restarts = 0
+        self.spill_root = spill_dir
+        self.spill_dir: Path | None = None
+        self.on_progress = on_progress
+        self.committed = 0
+        self.spilled = 0
 
     def _new_pool(self, workers: int) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
@@ -93,29 +141,92 @@ class OrderedPool:
             return future
 
     def run(self, items: Iterable[Any]) -> Iterator[SampleOutcome]:
-        pending: deque[tuple[Any, Future[SampleOutcome]]] = deque()
+        pending: deque[tuple[Any, Any]] = deque()  # (item, Future or _Spilled), in order
         try:
             for item in items:
                 pending.append((item, self._submit(item)))
-                while len(pending) >= self.window:
-                    yield self._take(pending)
+                yield from self._ready(pending)
+                while self._running(pending) >= self.running_cap or len(pending) >= MAX_AHEAD:
+                    self._wait(pending)
+                    yield from self._ready(pending)
             while pending:
-                yield self._take(pending)
+                yield from self._ready(pending)
+                if pending:
+                    self._wait(pending)
         finally:
             self.pool.shutdown(wait=False, cancel_futures=True)
+            if self.spill_dir is not None:
+                shutil.rmtree(self.spill_dir, ignore_errors=True)
 
-    def _take(self, pending: deque[tuple[Any, Future[SampleOutcome]]]) -> SampleOutcome:
-        item, future = pending.popleft()
+    @staticmethod
+    def _running(pending: deque[tuple[Any, Any]]) -> int:
+        return sum(1 for _, slot in pending if isinstance(slot, Future) and not slot.done())
+
+    def _wait(self, pending: deque[tuple[Any, Any]]) -> None:
+        """Until a sample finishes (or a heartbeat passes); then count, and spill what is
+        held beyond the buffer's share of memory."""
+        running = [slot for _, slot in pending if isinstance(slot, Future) and not slot.done()]
+        head = pending[0][1]
+        if running and not (isinstance(head, Future) and head.done()):
+            wait(running, timeout=HEARTBEAT_SECONDS, return_when=FIRST_COMPLETED)
+        self._count(pending)
+        self._spill(pending)
+
+    def _count(self, pending: deque[tuple[Any, Any]]) -> None:
+        if self.on_progress is None:
+            return
+        waiting = sum(
+            1
+            for _, slot in pending
+            if isinstance(slot, _Spilled)
+            or (slot.done() and not isinstance(slot.exception(), BrokenProcessPool))
+        )
+        self.on_progress(self.committed + waiting)
+
+    def _spill(self, pending: deque[tuple[Any, Any]]) -> None:
+        if self.spill_root is None:
+            return
+        held = [
+            index
+            for index, (_, slot) in enumerate(pending)
+            if index > 0 and isinstance(slot, Future) and slot.done() and slot.exception() is None
+        ]
+        for index in held[HELD_IN_MEMORY:]:
+            item, future = pending[index]
+            if self.spill_dir is None:
+                self.spill_root.mkdir(parents=True, exist_ok=True)
+                self.spill_dir = Path(tempfile.mkdtemp(prefix="reorder-", dir=self.spill_root))
+            self.spilled += 1
+            path = self.spill_dir / f"{self.spilled}.pickle"
+            with path.open("wb") as stream:
+                pickle.dump(future.result(), stream, protocol=pickle.HIGHEST_PROTOCOL)
+            pending[index] = (item, _Spilled(path))
+
+    def _ready(self, pending: deque[tuple[Any, Any]]) -> Iterator[SampleOutcome]:
+        """Commit the head of the queue for as long as it is finished."""
+        while pending:
+            slot = pending[0][1]
+            if isinstance(slot, Future) and not slot.done():
+                return
+            yield self._take(pending)
+
+    def _take(self, pending: deque[tuple[Any, Any]]) -> SampleOutcome:
+        item, slot = pending.popleft()
+        self.committed += 1
+        if isinstance(slot, _Spilled):
+            return slot.load()
         try:
-            return future.result()
+            return slot.result()
         except BrokenProcessPool:
             pass
         self.restarts += 1
         self.pool.shutdown(wait=False, cancel_futures=True)
         outcome = self._alone(item)
         self.pool = self._new_pool(self.workers)
-        for index, (other, other_future) in enumerate(pending):
-            finished = other_future.done() and other_future.exception() is None
+        for index, (other, other_slot) in enumerate(pending):
+            if not isinstance(other_slot, Future):
+                continue
+            finished = other_slot.done() and other_slot.exception() is None
             if not finished:
                 pending[index] = (other, self._submit(other))
         return outcome
@@ -129,12 +240,25 @@ class OrderedPool:
                 return self.crashed(item)
 
 
-def ordered_outcomes(items: Iterable[Any], job: JobSpec, workers: int) -> Iterator[SampleOutcome]:
+def ordered_outcomes(
+    items: Iterable[Any],
+    job: JobSpec,
+    workers: int,
+    spill_dir: Path | None = None,
+    on_progress: ProgressHook | None = None,
+) -> Iterator[SampleOutcome]:
     """Outcomes in source order. One worker runs in this process (simplest to debug)."""
-    yield from ordered_results(items, job, workers, "process")
+    yield from ordered_results(items, job, workers, "process", spill_dir, on_progress)
 
 
-def ordered_results(items: Iterable[Any], job: JobSpec, workers: int, task: str) -> Iterator[Any]:
+def ordered_results(
+    items: Iterable[Any],
+    job: JobSpec,
+    workers: int,
+    task: str,
+    spill_dir: Path | None = None,
+    on_progress: ProgressHook | None = None,
+) -> Iterator[Any]:
     """``task`` ("process" or "score") over ``items``, results in source order."""
     if workers <= 1:
         processor = SampleProcessor(job)
@@ -148,4 +272,4 @@ def ordered_results(items: Iterable[Any], job: JobSpec, workers: int, task: str)
         finally:
             processor.close()
         return
-    yield from OrderedPool(job, workers, task).run(items)
+    yield from OrderedPool(job, workers, task, spill_dir, on_progress).run(items)

@@ -49,3 +49,37 @@ def test_a_photo_spread_is_read_once_and_each_picture_keeps_its_words() -> None:
         for word in reading.words:
             cx, cy = (word.bbox[0] + word.bbox[2]) / 2, (word.bbox[1] + word.bbox[3]) / 2
             assert x0 <= cx <= x1 and y0 <= cy <= y1
+
+
+@pytest.mark.skipif(not ocr.ocr_available(), reason="Tesseract is not installed")
+def test_a_poster_is_read_within_the_pixel_budget_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page far larger than a sheet is read at the resolution the budget allows, not at
+    the usual one (which would be 36 million pixels here), and the reading says so."""
+    from abstain_build.evidence import reading
+    from abstain_build.evidence.map import build_map
+
+    monkeypatch.setattr(reading, "MAX_READ_PIXELS", 2_000_000)
+    with pymupdf.open() as document:
+        page = document.new_page(width=3000, height=3000)
+        page.insert_image(page.rect, stream=photo_png(), keep_proportion=False)
+        ocr.clear_memory_cache()
+        ocr.reset_ocr_stats()
+        readings = read_page(document, 1)
+    assert ocr.ocr_stats()["engine_pixels"] <= 2_000_000
+    (note,) = readings.reduced
+    assert "read at 33 dpi instead of 144" in note
+    emap = build_map([1], "What is shown?", "Lisbon", "Str", (), {1: readings})
+    assert any("could not be read fully" in n and "33 dpi" in n for n in emap.notes)
+    # A picture on a text page as large as the poster: the same budget, at its own dpi.
+    (figure,) = reading.reduced_figures([(0.0, 0.0, 3000.0, 3000.0)])
+    assert "a picture (3000 x 3000 pt) read at 33 dpi instead of 200" in figure
+    assert reading.reduced_figures([(0.0, 0.0, 300.0, 400.0)]) == []  # 0.93 million pixels
+
+
+def photo_png() -> bytes:
+    """One picture of the brochure, as PNG bytes."""
+    with pymupdf.open(stream=photo_spread_pdf(1), filetype="pdf") as brochure:
+        xref = brochure[0].get_images()[0][0]
+        return brochure.extract_image(xref)["image"]

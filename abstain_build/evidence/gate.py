@@ -49,6 +49,7 @@ from .reading import (
     page_digest,
     read_figures,
     read_pixels,
+    reduced_figures,
 )
 from .seen import untouched_pictures
 from .statements import OPERAND, STATEMENT, Mention, page_mentions
@@ -75,9 +76,11 @@ class GateResult:
     derived: list[Derivation] = field(default_factory=list)
 
     def reason(self) -> str:
-        """One line: where the answer is still stated, computed from or seen."""
+        """One line: where the answer is still stated, computed from or seen (and what
+        could not be read fully)."""
+        unread = f" ({'; '.join(self.unread[:3])})" if self.unread else ""
         if self.passed:
-            return "no page the item ships states the answer"
+            return "no page the item ships states the answer" + unread
         stated = [m for m in self.found if m.status != OPERAND]
         operands = [m for m in self.found if m.status == OPERAND]
         parts = []
@@ -89,7 +92,7 @@ class GateResult:
             shown = "; ".join(f"page {d.page} ({d.rule}): {d.how}" for d in self.derived[:3])
             parts.append(f"the answer can still be derived: {shown}")
         parts += self.untouched
-        return "; ".join(parts)
+        return "; ".join(parts) + unread
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -149,7 +152,9 @@ def read_changed_page(
             out.readings.append(read_pixels(number, image, size))
             for name, restored in _restorations(image, kinds).items():
                 out.readings.append(read_pixels(number, restored, size, f"{OCR} after {name}"))
-            out.readings += read_figures(page, number, figure_boxes(page))
+            boxes = figure_boxes(page)
+            out.readings += read_figures(page, number, boxes)
+            out.reduced += reduced_figures(boxes)
         except ocr.OcrUnavailable as error:
             out.unread = f"not read by OCR: {error}"
     return out
@@ -345,6 +350,7 @@ def reread_gate(
     result.pages_reread = changed
     result.channels = sorted({c for p in readings.values() for c in p.channels()})
     result.unread = [f"page {n}: {p.unread}" for n, p in readings.items() if p.unread]
+    result.unread += [f"page {n}: {note}" for n, p in readings.items() for note in p.reduced]
     result.found = find_leaks(
         emap, readings, question, options, policy, allowed_regions(record), unchanged
     )

@@ -240,6 +240,7 @@ def build_map(
             emap.channels[channel] = emap.channels.get(channel, 0) + 1
         if page.unread:
             emap.unread.append(f"page {number}: {page.unread}")
+        emap.unread += [f"page {number}: {note}" for note in page.reduced]
         if number in listed_set:
             emap.anchor_boxes[number] = _anchor_boxes(page, anchors)
         if items:
@@ -258,7 +259,8 @@ def build_map(
     if emap.computed:
         _add_operands(emap, readings, listed_set)
     if emap.unread:
-        emap.notes.append(f"{len(emap.unread)} page(s) could not be read fully")
+        shown = "; ".join(emap.unread[:3]) + ("; ..." if len(emap.unread) > 3 else "")
+        emap.notes.append(f"{len(emap.unread)} page(s) could not be read fully: {shown}")
     return emap
 
 

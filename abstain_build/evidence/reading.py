@@ -43,6 +43,27 @@ MIN_FIGURE_SIDE = 60.0
 FIGURE_DPI = 200
 #: OCR words below this confidence are noise (swatches, bar edges, photo texture).
 MIN_CONF = 30.0
+#: Pixels one OCR pass may read. A page or picture larger than this at the wanted
+#: resolution (a 14,400-pt poster, a spread printed at full size) is read at a lower one,
+#: and the reading says so. A budget in pixels, not seconds: OCR time grows with pixels,
+#: and a budget in seconds would make the same input read differently on a busy machine.
+MAX_READ_PIXELS = 24_000_000
+
+
+def budget_dpi(width: float, height: float, dpi: int) -> int:
+    """``dpi``, or the highest whole resolution at which a ``width`` x ``height`` pt region
+    fits :data:`MAX_READ_PIXELS`."""
+    area = max(width, 1.0) * max(height, 1.0)
+    if area * (dpi / 72) ** 2 <= MAX_READ_PIXELS:
+        return dpi
+    return max(1, int(72 * (MAX_READ_PIXELS / area) ** 0.5))
+
+
+def _reduced(what: str, width: float, height: float, wanted: int, used: int) -> str:
+    return (
+        f"{what} ({width:.0f} x {height:.0f} pt) read at {used} dpi instead of"
+        f" {wanted}: {MAX_READ_PIXELS / 1e6:g} million pixels per reading at most"
+    )
 
 
 @dataclass(frozen=True)
@@ -72,6 +93,8 @@ class PageReadings:
     unread: str = ""
     has_text_layer: bool = False
     size: tuple[float, float] = (0.0, 0.0)  # normalised width, height
+    #: Regions read at a lower resolution than wanted (:data:`MAX_READ_PIXELS`), and why.
+    reduced: list[str] = field(default_factory=list)
 
     def channels(self) -> list[str]:
         return sorted({r.channel for r in self.readings})
@@ -135,8 +158,9 @@ def _render_clip(page: pymupdf.Page, box: Box, dpi: float) -> np.ndarray:
 
 def read_figure(page: pymupdf.Page, number: int, box: Box) -> Reading:
     """Sparse-text OCR of one raster region of the page, words mapped to points."""
-    image = _render_clip(page, box, FIGURE_DPI)
-    found = ocr.ocr_image(image, psm=ocr.PSM_SPARSE_TEXT, min_conf=MIN_CONF, dpi=FIGURE_DPI)
+    dpi = budget_dpi(box[2] - box[0], box[3] - box[1], FIGURE_DPI)
+    image = _render_clip(page, box, dpi)
+    found = ocr.ocr_image(image, psm=ocr.PSM_SPARSE_TEXT, min_conf=MIN_CONF, dpi=dpi)
     scale = ((box[2] - box[0]) / max(image.shape[1], 1), (box[3] - box[1]) / max(image.shape[0], 1))
     words = in_points(found, (box[0], box[1]), scale)
     return Reading(number, OCR_FIGURE, words, box)
@@ -162,6 +186,20 @@ def overlapping_groups(boxes: Sequence[Box]) -> list[list[int]]:
     for i in range(len(boxes)):
         groups.setdefault(root(i), []).append(i)
     return sorted(groups.values())
+
+
+def reduced_figures(boxes: Sequence[Box]) -> list[str]:
+    """What :func:`read_figures` reads below :data:`FIGURE_DPI`, said as a reading note."""
+    out = []
+    for group in overlapping_groups(boxes):
+        x0 = min(boxes[i][0] for i in group)
+        y0 = min(boxes[i][1] for i in group)
+        x1 = max(boxes[i][2] for i in group)
+        y1 = max(boxes[i][3] for i in group)
+        dpi = budget_dpi(x1 - x0, y1 - y0, FIGURE_DPI)
+        if dpi < FIGURE_DPI:
+            out.append(_reduced("a picture", x1 - x0, y1 - y0, FIGURE_DPI, dpi))
+    return out
 
 
 def read_figures(page: pymupdf.Page, number: int, boxes: Sequence[Box]) -> list[Reading]:
@@ -195,8 +233,12 @@ def read_figures(page: pymupdf.Page, number: int, boxes: Sequence[Box]) -> list[
 
 def read_normalised_page(page: pymupdf.Page, number: int, figures: bool = True) -> PageReadings:
     """Every reading of one page already normalised (see :func:`read_page`)."""
-    out = PageReadings(number, size=(page.rect.width, page.rect.height))
-    layer = page_words(page, DEFAULT_DPI, min_conf=0.0)
+    width, height = page.rect.width, page.rect.height
+    out = PageReadings(number, size=(width, height))
+    dpi = budget_dpi(width, height, DEFAULT_DPI)
+    layer = page_words(page, dpi, min_conf=0.0)
+    if layer.source == "ocr" and dpi < DEFAULT_DPI:
+        out.reduced.append(_reduced("the page", width, height, DEFAULT_DPI, dpi))
     if layer.source == "text_layer":
         out.has_text_layer = True
         out.readings.append(Reading(number, TEXT_LAYER, tuple(layer.words)))
@@ -211,7 +253,9 @@ def read_normalised_page(page: pymupdf.Page, number: int, figures: bool = True) 
             out.readings.append(Reading(number, TEXT_LAYER, tuple(few)))
     if figures and out.has_text_layer:
         try:
-            out.readings += read_figures(page, number, figure_boxes(page))
+            boxes = figure_boxes(page)
+            out.readings += read_figures(page, number, boxes)
+            out.reduced += reduced_figures(boxes)
         except ocr.OcrUnavailable as error:
             out.unread = f"charts on the page not read: {error}"
     return out

@@ -83,3 +83,29 @@ def photo_png() -> bytes:
     with pymupdf.open(stream=photo_spread_pdf(1), filetype="pdf") as brochure:
         xref = brochure[0].get_images()[0][0]
         return brochure.extract_image(xref)["image"]
+
+
+@pytest.mark.skipif(not ocr.ocr_available(), reason="Tesseract is not installed")
+def test_a_page_read_once_is_read_from_the_run_s_cache_after(tmp_path) -> None:
+    """Another worker or a later run finds the whole reading: nothing rendered, nothing
+    OCR'd; a torn file is read again; another setting is another entry."""
+    from abstain_build.evidence import reading
+
+    ocr.configure_ocr_cache(tmp_path / "ocr")
+    try:
+        with pymupdf.open(stream=photo_spread_pdf(1), filetype="pdf") as document:
+            first = read_page(document, 1)
+            ocr.clear_memory_cache()  # as a fresh worker: no OCR results in memory
+            ocr.reset_ocr_stats()
+            again = read_page(document, 1)
+            stats = ocr.ocr_stats()
+            (kept,) = (tmp_path / "ocr" / "pages").glob("*.json")
+            kept.write_text('{"format": 1, "page": ', encoding="utf-8")
+            torn = read_page(document, 1)
+            without_figures = read_page(document, 1, figures=False)
+    finally:
+        ocr.configure_ocr_cache(None)
+    assert again == first and torn == first
+    assert stats["engine_calls"] + stats["disk_hits"] + stats["memory_hits"] == 0
+    assert not [r for r in without_figures.readings if r.channel == reading.OCR_FIGURE]
+    assert len(list((tmp_path / "ocr" / "pages").glob("*.json"))) == 2

@@ -31,6 +31,7 @@ from ..textregions import ocr
 from ..textregions.pages import DEFAULT_DPI, page_words, text_layer_words
 from ..textregions.words import Box, Word
 from ..transforms.functional.page_content import normalised_page
+from .page_cache import cached_reading
 
 TEXT_LAYER = "text_layer"
 OCR = "ocr"
@@ -262,12 +263,34 @@ def read_normalised_page(page: pymupdf.Page, number: int, figures: bool = True) 
 
 
 def read_page(document: pymupdf.Document, number: int, figures: bool = True) -> PageReadings:
-    """Every reading of page ``number`` (1-based) of ``document``."""
+    """Every reading of page ``number`` (1-based) of ``document``, from the run's page
+    cache when another worker or an earlier run read the same page (:mod:`.page_cache`)."""
     digest = page_digest(document[number - 1])
-    with normalised_page(document, number) as page:
-        readings = read_normalised_page(page, number, figures)
-    readings.digest = digest
-    return readings
+
+    def read() -> PageReadings:
+        with normalised_page(document, number) as page:
+            readings = read_normalised_page(page, number, figures)
+        readings.digest = digest
+        return readings
+
+    return cached_reading(document[number - 1], digest, _settings(figures), read)
+
+
+def _settings(figures: bool) -> dict[str, object]:
+    """Everything besides the page that changes its reading."""
+    try:
+        engine = ocr.engine_name()
+    except ocr.OcrUnavailable:
+        engine = "none"
+    return {
+        "dpi": DEFAULT_DPI,
+        "figure_dpi": FIGURE_DPI,
+        "figures": figures,
+        "min_conf": MIN_CONF,
+        "min_figure": [MIN_FIGURE_SHARE, MIN_FIGURE_SIDE],
+        "max_pixels": MAX_READ_PIXELS,
+        "engine": engine,
+    }
 
 
 def read_pixels(

@@ -36,14 +36,13 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
+from abstain_build.media.locks import keyed_lock
 from abstain_build.textregions.words import Word
 
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # before tesserocr is imported (lazily, below)
@@ -517,30 +516,6 @@ def _disk_path(directory: Path, key: str) -> Path:
     return directory / f"{key}.json"
 
 
-@contextmanager
-def _reading_lock(directory: Path, key: str) -> Iterator[None]:
-    """Hold the image's lock while reading it: another process wanting the same image
-    waits here, then finds the result on disk. Without ``fcntl`` (or a writable
-    directory) nobody waits and the image may be read twice, as before."""
-    path = directory / f".{key}.lock"
-    try:
-        import fcntl
-
-        directory.mkdir(parents=True, exist_ok=True)
-        handle = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-    except (ImportError, OSError):
-        yield
-        return
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-    finally:
-        # The result is on disk by now: whoever comes later finds it before any lock, and a
-        # waiter holding the unlinked file finds it too. No lock files pile up.
-        path.unlink(missing_ok=True)
-        os.close(handle)  # releases the lock
-
-
 def _disk_get(directory: Path, key: str) -> tuple[Word, ...] | None:
     path = _disk_path(directory, key)
     try:
@@ -633,7 +608,7 @@ def ocr_image(
                 return list(cached)
     if directory is None:
         return list(_read(array, name, engine, key, psm, min_conf, dpi, None, use_cache))
-    with _reading_lock(directory, key):
+    with keyed_lock(directory, key):
         cached = _from_disk(directory, key)  # read by another worker while this one waited
         if cached is not None:
             return list(cached)

@@ -4,17 +4,36 @@ The command line is a thin layer over this API::
 
     from abstain_build import BuildConfig, build
     result = build(BuildConfig(source="data/mmlongbench-doc", out="runs/mmlbd", seed=7))
+
+The names below are imported on first use, so that ``import abstain_build`` (and the
+command's ``--help``) does not load the pipeline and its PDF, image and model libraries.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from .config import BuildConfig
-from .errors import ConfigError, SampleError
-from .loaders import open_source
-from .pipeline.build import BuildResult, build
-from .transforms import get_registry, register_transform
+if TYPE_CHECKING:
+    from .config import BuildConfig
+    from .errors import ConfigError, SampleError
+    from .loaders import open_source
+    from .pipeline.build import BuildResult, build
+    from .transforms import get_registry, register_transform
+
+#: Each public name and the module it comes from.
+_EXPORTS = {
+    "BuildConfig": ".config",
+    "BuildResult": ".pipeline.build",
+    "ConfigError": ".errors",
+    "SampleError": ".errors",
+    "build": ".pipeline.build",
+    "get_registry": ".transforms",
+    "open_source": ".loaders",
+    "register_transform": ".transforms",
+}
 
 __all__ = [
     "BuildConfig",
@@ -27,3 +46,16 @@ __all__ = [
     "open_source",
     "register_transform",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # once: later look-ups do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

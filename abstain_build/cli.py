@@ -4,17 +4,17 @@ Exit codes: 0 all went through; 1 the run finished but some samples failed (see
 errors.jsonl); 2 the run could not start (bad flags, config, source or output folder).
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: Typer reads every command's signature
+# when it builds the command line (for --help too), and string annotations would be
+# evaluated again there, each ``typer.Option(...)`` in them made anew.
 
 import json
-import logging
 import os
 import sys
 import time
-import tomllib
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -22,11 +22,13 @@ from rich.table import Table
 from rich.text import Text
 
 from . import __version__
-from .config import BuildConfig, read_config_file, resolve_config
 from .errors import ConfigError, RunStopped, environment_failure
-from .loaders import FORMATS, open_source
-from .model import SampleProblem
-from .progress import PhaseProgress
+from .loaders import FORMATS
+
+# Each command imports what it runs on (the pipeline, PDF and image libraries, models,
+# scoring) when it runs: `--help` and the light commands start without them.
+if TYPE_CHECKING:
+    from .config import BuildConfig
 
 app = typer.Typer(
     help="Build verified unanswerable counterparts of multimodal QA datasets.",
@@ -131,6 +133,8 @@ def _parse_params(values: list[str] | None) -> dict[str, dict[str, Any]] | None:
 
 def _scalar(raw: str) -> Any:
     """A flag value read as TOML would read it (12 -> int, 0.5 -> float, true -> bool)."""
+    import tomllib
+
     try:
         return tomllib.loads(f"value = {raw}")["value"]
     except tomllib.TOMLDecodeError:
@@ -255,7 +259,9 @@ def transform(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
 ) -> None:
     """Build the dataset: originals as controls plus their unanswerable counterparts."""
+    from .config import read_config_file, resolve_config
     from .pipeline.build import build
+    from .progress import PhaseProgress
 
     _logging(debug)
     flags = {
@@ -316,7 +322,7 @@ def transform(
     raise typer.Exit(result.exit_code)
 
 
-def _summary(config: BuildConfig, result: Any, seconds: float) -> None:
+def _summary(config: "BuildConfig", result: Any, seconds: float) -> None:
     counts = result.counts.to_json()
     items = counts["items"]
     skipped = sum(counts["skipped"].values())
@@ -446,6 +452,7 @@ def qc(
 ) -> None:
     """Verify a built dataset with two judges; resumable, without rebuilding anything."""
     from .models import ClientOptions
+    from .progress import PhaseProgress
     from .qc.rerun import rerun_qc
     from .qc.verify import OFFLINE_JUDGES, QcSpec, Verifier
     from .validity import run_policy
@@ -615,6 +622,7 @@ def predict(
     from .models.probe import probe_model
     from .predict import ANCHORS, grid_paths
     from .predict import predict as run_predict
+    from .progress import PhaseProgress
 
     _logging(debug)
     try:
@@ -858,6 +866,7 @@ def audit(
 def _leak_audit(out_dir: Path, report_path: Path | None, as_json: bool) -> None:
     from .errors import InputError
     from .evidence.audit import audit_dataset, print_report, write_report
+    from .progress import PhaseProgress
     from .textregions.ocr import configure_ocr_cache
 
     if not (out_dir / "data.jsonl").is_file():
@@ -1134,6 +1143,9 @@ def samples(
     limit: Annotated[int | None, typer.Option(help="Only the first N records.")] = None,
 ) -> None:
     """List the sample ids of a source (for `preview --sample`), with skips and load errors."""
+    from .loaders import open_source
+    from .model import SampleProblem
+
     try:
         loaded = open_source(source, format)
         rows = []
@@ -1199,6 +1211,7 @@ def classify(
     records have no question (listed as unreadable), 2 when the source cannot be read.
     """
     from .models import ClientOptions, ModelClient
+    from .progress import PhaseProgress
     from .routing.classify import AXIS_CLASSES, EVIDENCE, Distribution, classify_source
     from .routing.questions import iter_questions
 
@@ -1505,6 +1518,8 @@ def _registry(plugins: list[str] | None) -> Any:
 
 
 def _logging(debug: bool) -> None:
+    import logging
+
     logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, stream=sys.stderr)
 
 

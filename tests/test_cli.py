@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ from abstain_build import __version__
 from abstain_build.model import FAMILIES
 from abstain_build.transforms import get_registry
 
-from .conftest import FIXTURES, read_jsonl, run_cli
+from .conftest import FIXTURES, ROOT, read_jsonl, run_cli
 
 BUILTINS = ("adaptive_darkness", "hide_evidence_page", "temporal_drift")
 
@@ -198,6 +200,68 @@ def test_refused_run_writes_no_output_folder(tmp_path: Path, args: list[str]) ->
     done = run_cli("transform", "fixtures/mmmu", "--out", str(out), *args)
     assert done.returncode == 2
     assert not out.exists()
+
+
+# --- start-up ---------------------------------------------------------------------------------
+
+#: What `--help` must not import: the PDF, image and model libraries and the parts of the
+#: package that bring them (each command imports what it runs on when it runs).
+HEAVY_AT_START_UP = (
+    "fitz",
+    "pymupdf",
+    "pikepdf",
+    "cv2",
+    "PIL",
+    "numpy",
+    "pyarrow",
+    "rapidfuzz",
+    "matplotlib",
+    "spacy",
+    "torch",
+    "tokenizers",
+    "datasets",
+    "openai",
+    "anthropic",
+    "abstain_build.config",
+    "abstain_build.pipeline",
+    "abstain_build.qc",
+    "abstain_build.transforms",
+    "abstain_build.loaders.mmmu",
+    "abstain_build.models",
+    "abstain_build.scoring",
+    "abstain_build.review",
+    "abstain_build.validity",
+)
+
+HELP_PROBE = """
+import contextlib, io, json, sys
+import typer
+from abstain_build.cli import app
+group = typer.main.get_command(app)
+calls = [["--help"], *([name, "--help"] for name in group.commands)]
+calls += [["transforms", name, "--help"] for name in group.commands["transforms"].commands]
+for args in calls:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+        app(args, prog_name="abstain-build")
+print(json.dumps({"calls": len(calls), "modules": sorted(sys.modules)}))
+"""
+
+
+def test_help_of_every_command_imports_no_heavy_library() -> None:
+    """`abstain-build --help` (and each command's) starts in a fraction of a second: it loads
+    Typer and Rich, not PyMuPDF, numpy, the models or the pipeline (bench/startup.py)."""
+    done = subprocess.run(
+        [sys.executable, "-c", HELP_PROBE], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    probe = json.loads(done.stdout.strip().splitlines()[-1])
+    assert probe["calls"] >= 16  # the app, every command and both `transforms` commands
+    loaded = [
+        name
+        for name in probe["modules"]
+        if any(name == heavy or name.startswith(heavy + ".") for heavy in HEAVY_AT_START_UP)
+    ]
+    assert not loaded, loaded
 
 
 # --- version and samples ----------------------------------------------------------------------

@@ -1,17 +1,36 @@
-"""Loaders for the published layouts of MMMU and MMLongBench-Doc, and a generic JSONL."""
+"""Loaders for the published layouts of MMMU and MMLongBench-Doc, and a generic JSONL.
+
+The loader classes are imported on first use (they bring pyarrow, the PDF and image
+libraries): ``FORMATS`` alone, as the command's help reads it, costs nothing.
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from .base import LoadedItem, RawRecord, Source
-from .jsonl import JsonlSource
-from .mmlongbench import MMLongBenchSource
-from .mmmu import MMMUJsonlSource, MMMUParquetSource
+
+if TYPE_CHECKING:
+    from .base import LoadedItem, RawRecord, Source
+    from .jsonl import JsonlSource
+    from .mmlongbench import MMLongBenchSource
+    from .mmmu import MMMUJsonlSource, MMMUParquetSource
 
 FORMATS = ("mmmu", "mmlongbench", "jsonl")
+
+#: Each loader name and the module it comes from.
+_EXPORTS = {
+    "JsonlSource": ".jsonl",
+    "LoadedItem": ".base",
+    "MMLongBenchSource": ".mmlongbench",
+    "MMMUJsonlSource": ".mmmu",
+    "MMMUParquetSource": ".mmmu",
+    "RawRecord": ".base",
+    "Source": ".base",
+}
 
 __all__ = [
     "FORMATS",
@@ -24,6 +43,19 @@ __all__ = [
     "Source",
     "open_source",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # once: later look-ups do not come here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
 
 
 def _looks_like_mmmu_jsonl(file: Path) -> bool:
@@ -55,6 +87,10 @@ def open_source(path: str | Path, format: str | None = None) -> Source:
     Hugging Face layout; a JSONL whose records have ``image_1`` is MMMU's tool layout, any
     other JSONL is the generic layout.
     """
+    from .jsonl import JsonlSource
+    from .mmlongbench import MMLongBenchSource
+    from .mmmu import MMMUJsonlSource, MMMUParquetSource
+
     path = Path(path).expanduser()
     if not path.exists():
         raise ConfigError(f"source {path} does not exist")

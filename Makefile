@@ -81,6 +81,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/bench_memory.py
 	$(BIN)/python bench/image_transforms.py
 	$(BIN)/python bench/eval.py
+	$(BIN)/python bench/startup.py
 
 clean:
 	rm -rf runs .pytest_cache .ruff_cache

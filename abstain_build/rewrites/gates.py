@@ -12,8 +12,8 @@ The rules and the measured numbers behind the defaults live with each gate:
 Cost on 2 CPU cores (``bench/gate_thresholds.py``, 24,027 rewrites of 1,730 questions in
 one batch): length 0.002 ms, grammar 3.7 ms, semantic 6.8 ms per rewrite (12.6 ms per
 rewrite that reaches the model), 10.5 ms for all three. One rewrite at a time costs about
-12 ms of grammar and 24 ms of semantic, plus ~6 s for the first embedding (importing
-sentence-transformers) and ~1 s for the first parse.
+12 ms of grammar and 24 ms of semantic, plus ~0.8 s for the first embedding (loading the
+model, :mod:`.minilm`) and ~1 s for the first parse.
 """
 
 from __future__ import annotations

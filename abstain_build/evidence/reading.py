@@ -29,7 +29,7 @@ import pymupdf
 
 from ..textregions import ocr
 from ..textregions.pages import DEFAULT_DPI, page_words, text_layer_words
-from ..textregions.words import Box, Word
+from ..textregions.words import Box, Word, connected_groups
 from ..transforms.functional.page_content import normalised_page
 from .page_cache import cached_reading
 
@@ -170,23 +170,12 @@ def read_figure(page: pymupdf.Page, number: int, box: Box) -> Reading:
 def overlapping_groups(boxes: Sequence[Box]) -> list[list[int]]:
     """Indices of ``boxes`` grouped by overlap (nested or crossing, chained), each group in
     the boxes' order: a photo spread's spread, halves and photos are one group."""
-    parent = list(range(len(boxes)))
 
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+    def overlap(i: int, j: int) -> bool:
+        a, b = boxes[i], boxes[j]
+        return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
-    for i, a in enumerate(boxes):
-        for j in range(i + 1, len(boxes)):
-            b = boxes[j]
-            if min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1]):
-                parent[root(j)] = root(i)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(boxes)):
-        groups.setdefault(root(i), []).append(i)
-    return sorted(groups.values())
+    return connected_groups(len(boxes), overlap)
 
 
 def reduced_figures(boxes: Sequence[Box]) -> list[str]:

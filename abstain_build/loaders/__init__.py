@@ -6,12 +6,12 @@ libraries): ``FORMATS`` alone, as the command's help reads it, costs nothing.
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
+from ..lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from .base import LoadedItem, RawRecord, Source
@@ -45,17 +45,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # once: later look-ups do not come here
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 def _looks_like_mmmu_jsonl(file: Path) -> bool:

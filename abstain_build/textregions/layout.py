@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .words import Box, Word, union_box
+from .words import Box, Word, connected_groups, union_box
 
 ROLES = ("title", "axis_label", "legend", "caption", "body")
 LABEL_ROLES = ("title", "axis_label", "legend", "caption")
@@ -82,33 +82,22 @@ def _plausible(word: Word, width: int, height: int) -> bool:
 
 def group_lines(words: list[Word]) -> list[TextLine]:
     """Join words that continue each other on a line (or a column, for rotated text)."""
-    parent = list(range(len(words)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
     vertical = [_is_vertical(w) for w in words]
-    for i, a in enumerate(words):
-        for j in range(i + 1, len(words)):
-            b = words[j]
-            if vertical[i] or vertical[j]:
-                size = min(min(a.width, a.height), min(b.width, b.height))
-                overlap = min(a.bbox[2], b.bbox[2]) - max(a.bbox[0], b.bbox[0])
-                gap = max(a.bbox[1], b.bbox[1]) - min(a.bbox[3], b.bbox[3])
-            else:
-                size = min(a.height, b.height)
-                overlap = min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1])
-                gap = max(a.bbox[0], b.bbox[0]) - min(a.bbox[2], b.bbox[2])
-            if overlap >= 0.5 * size and gap <= 1.5 * max(size, 1.0):
-                parent[find(i)] = find(j)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(words)):
-        groups.setdefault(find(i), []).append(i)
+
+    def continues(i: int, j: int) -> bool:
+        a, b = words[i], words[j]
+        if vertical[i] or vertical[j]:
+            size = min(min(a.width, a.height), min(b.width, b.height))
+            overlap = min(a.bbox[2], b.bbox[2]) - max(a.bbox[0], b.bbox[0])
+            gap = max(a.bbox[1], b.bbox[1]) - min(a.bbox[3], b.bbox[3])
+        else:
+            size = min(a.height, b.height)
+            overlap = min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1])
+            gap = max(a.bbox[0], b.bbox[0]) - min(a.bbox[2], b.bbox[2])
+        return overlap >= 0.5 * size and gap <= 1.5 * max(size, 1.0)
+
     lines = []
-    for members in groups.values():
+    for members in connected_groups(len(words), continues):
         is_vertical = any(vertical[i] for i in members)
         key = (lambda w: -w.centre[1]) if is_vertical else (lambda w: w.centre[0])
         lines.append(TextLine(sorted((words[i] for i in members), key=key), is_vertical))

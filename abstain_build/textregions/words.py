@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1
@@ -76,3 +76,24 @@ def centre_inside(
     return any(
         r[0] - slack <= cx <= r[2] + slack and r[1] - slack <= cy <= r[3] + slack for r in regions
     )
+
+
+def connected_groups(count: int, linked: Callable[[int, int], bool]) -> list[list[int]]:
+    """Indices ``0 .. count - 1`` grouped by ``linked(i, j)`` (``i < j``), chains included:
+    each group ascending, groups in the order of their first member."""
+    parent = list(range(count))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(count):
+        for j in range(i + 1, count):
+            if linked(i, j):
+                parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(count):
+        groups.setdefault(root(i), []).append(i)
+    return sorted(groups.values())

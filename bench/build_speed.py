@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,7 +42,9 @@ def subset(source: Path, docs: list[str], folder: Path) -> Path:
     if not kept:
         raise SystemExit(f"no sample of {docs} in {source}")
     (folder / "samples.json").write_text(json.dumps(kept), encoding="utf-8")
-    (folder / "documents").symlink_to((source / "documents").resolve())
+    (folder / "documents").mkdir()
+    for doc in docs:  # copied: a link out of the dataset's folder is refused, rightly
+        shutil.copyfile(source / "documents" / doc, folder / "documents" / doc)
     return folder
 
 

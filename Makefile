@@ -82,6 +82,8 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/image_transforms.py
 	$(BIN)/python bench/eval.py
 	$(BIN)/python bench/startup.py
+	$(BIN)/python bench/page_reading.py --limit 3
+	$(BIN)/python bench/build_speed.py --brochure 6
 
 clean:
 	rm -rf runs .pytest_cache .ruff_cache

@@ -8,9 +8,10 @@ a 10-K, say), first with one worker, then with two, and reads each run's manifes
 * wall seconds and samples per minute;
 * the speed-up of two workers over one (the reference, measured in the same run; target
   at least 1.5);
-* worker utilisation: the seconds the samples' steps took, summed, over wall x workers
-  (target at least 0.9 at two workers; steps outside a sample, such as start-up and
-  routing, count as idle, so the figure is a floor).
+* worker utilisation, two ways: the seconds the samples' steps took, summed, over wall x
+  workers (``busy``; what a sample does outside its steps, start-up and routing count as
+  idle, so it is a floor), and the CPU seconds of the whole process tree over wall x
+  workers (``cpu``); target at least 0.9 at two workers.
 
 ``--brochure N`` builds instead a generated brochure of N photo spreads
 (``fixturegen.spreads``, the pages that were slowest to read) with four questions about
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import subprocess
 import sys
@@ -91,7 +93,10 @@ def build(source: Path, out: Path, workers: int, args: argparse.Namespace) -> di
         command.append("--no-routing")
     if args.transforms:
         command += ["--transforms", args.transforms]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(command, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     timings = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["timings"]
     busy = sum(timings["seconds_by_step"].values())
     wall = timings["wall_seconds"]
@@ -101,6 +106,7 @@ def build(source: Path, out: Path, workers: int, args: argparse.Namespace) -> di
         "wall": wall,
         "per_minute": 60 * timings["samples_this_run"] / wall if wall else 0.0,
         "utilisation": busy / (wall * workers) if wall else 0.0,
+        "cpu": cpu / (wall * workers) if wall else 0.0,
     }
 
 
@@ -126,12 +132,14 @@ def main(argv: list[str] | None = None) -> int:
         for workers in (1, 2):
             rows.append(build(source, root / f"out-{workers}", workers, args))
     print(f"source: {source if not args.docs else args.docs}")
-    print(f"{'workers':>7} {'samples':>7} {'wall s':>8} {'per min':>8} {'s/sample':>8} {'busy':>6}")
+    header = ("workers", "samples", "wall s", "per min", "s/sample", "busy", "cpu")
+    print("{:>7} {:>7} {:>8} {:>8} {:>8} {:>6} {:>6}".format(*header))
     for row in rows:
         each = row["wall"] / row["samples"] if row["samples"] else 0.0
         print(
             f"{row['workers']:>7} {row['samples']:>7} {row['wall']:>8.1f}"
             f" {row['per_minute']:>8.2f} {each:>8.1f} {row['utilisation']:>6.2f}"
+            f" {row['cpu']:>6.2f}"
         )
     speedup = rows[0]["wall"] / rows[1]["wall"] if rows[1]["wall"] else 0.0
     print(f"two workers over one: {speedup:.2f}x (target 1.5x); busy at two: target 0.9")

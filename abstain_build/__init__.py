@@ -11,9 +11,14 @@ command's ``--help``) does not load the pipeline and its PDF, image and model li
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from .lazy_exports import lazy_exports
+
+# PyMuPDF's find_tables() prints an advertisement for another package on stdout, once per
+# process; it would land in the middle of `--json` output and worker logs.
+os.environ.setdefault("PYMUPDF_SUGGEST_LAYOUT_ANALYZER", "0")
 
 __version__ = "0.1.0"
 

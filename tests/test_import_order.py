@@ -64,3 +64,20 @@ def test_every_module_imports_first() -> None:
         if done.returncode:
             failed[module] = done.stderr.strip().splitlines()[-1]
     assert not failed, failed
+
+
+def test_the_package_keeps_pymupdf_s_advertisement_off_stdout() -> None:
+    """find_tables() prints a suggestion to install another package, on stdout, where it
+    would split `--json` output."""
+    script = (
+        "import abstain_build, pymupdf\n"
+        "document = pymupdf.open()\n"
+        "page = document.new_page()\n"
+        "page.insert_text((72, 72), 'a b c')\n"
+        "page.find_tables()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-600:]
+    assert done.stdout == ""

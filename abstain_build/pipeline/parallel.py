@@ -67,6 +67,11 @@ class _Spilled:
         return outcome
 
 
+def _succeeded(future: Future[Any]) -> bool:
+    """Finished with a result (not running, not failed, not cancelled by a pool restart)."""
+    return future.done() and not future.cancelled() and future.exception() is None
+
+
 def _resolved(outcome: Any) -> Future[Any]:
     future: Future[Any] = Future()
     future.set_result(outcome)
@@ -175,12 +180,7 @@ class OrderedPool:
     def _count(self, pending: deque[tuple[Any, Any]]) -> None:
         if self.on_progress is None:
             return
-        waiting = sum(
-            1
-            for _, slot in pending
-            if isinstance(slot, _Spilled)
-            or (slot.done() and not isinstance(slot.exception(), BrokenProcessPool))
-        )
+        waiting = sum(1 for _, slot in pending if isinstance(slot, _Spilled) or _succeeded(slot))
         self.on_progress(self.committed + waiting)
 
     def _spill(self, pending: deque[tuple[Any, Any]]) -> None:
@@ -189,7 +189,7 @@ class OrderedPool:
         held = [
             index
             for index, (_, slot) in enumerate(pending)
-            if index > 0 and isinstance(slot, Future) and slot.done() and slot.exception() is None
+            if index > 0 and isinstance(slot, Future) and _succeeded(slot)
         ]
         for index in held[HELD_IN_MEMORY:]:
             item, future = pending[index]
@@ -226,8 +226,7 @@ class OrderedPool:
         for index, (other, other_slot) in enumerate(pending):
             if not isinstance(other_slot, Future):
                 continue
-            finished = other_slot.done() and other_slot.exception() is None
-            if not finished:
+            if not _succeeded(other_slot):
                 pending[index] = (other, self._submit(other))
         return outcome
 

@@ -11,7 +11,9 @@ a 10-K, say), first with one worker, then with two, and reads each run's manifes
 * worker utilisation, two ways: the seconds the samples' steps took, summed, over wall x
   workers (``busy``; what a sample does outside its steps, start-up and routing count as
   idle, so it is a floor), and the CPU seconds of the whole process tree over wall x
-  workers (``cpu``); target at least 0.9 at two workers.
+  workers (``cpu``); target at least 0.9 at two workers;
+* peak memory: the largest resident set of any process of the run, a worker's as a rule
+  (target at most 1.5 GB).
 
 ``--brochure N`` builds instead a generated brochure of N photo spreads
 (``fixturegen.spreads``, the pages that were slowest to read) with four questions about
@@ -107,6 +109,7 @@ def build(source: Path, out: Path, workers: int, args: argparse.Namespace) -> di
         "per_minute": 60 * timings["samples_this_run"] / wall if wall else 0.0,
         "utilisation": busy / (wall * workers) if wall else 0.0,
         "cpu": cpu / (wall * workers) if wall else 0.0,
+        "peak_mb": after.ru_maxrss / 1024,  # kilobytes on Linux
     }
 
 
@@ -132,14 +135,14 @@ def main(argv: list[str] | None = None) -> int:
         for workers in (1, 2):
             rows.append(build(source, root / f"out-{workers}", workers, args))
     print(f"source: {source if not args.docs else args.docs}")
-    header = ("workers", "samples", "wall s", "per min", "s/sample", "busy", "cpu")
-    print("{:>7} {:>7} {:>8} {:>8} {:>8} {:>6} {:>6}".format(*header))
+    header = ("workers", "samples", "wall s", "per min", "s/sample", "busy", "cpu", "peak MB")
+    print("{:>7} {:>7} {:>8} {:>8} {:>8} {:>6} {:>6} {:>8}".format(*header))
     for row in rows:
         each = row["wall"] / row["samples"] if row["samples"] else 0.0
         print(
             f"{row['workers']:>7} {row['samples']:>7} {row['wall']:>8.1f}"
             f" {row['per_minute']:>8.2f} {each:>8.1f} {row['utilisation']:>6.2f}"
-            f" {row['cpu']:>6.2f}"
+            f" {row['cpu']:>6.2f} {row['peak_mb']:>8.0f}"
         )
     speedup = rows[0]["wall"] / rows[1]["wall"] if rows[1]["wall"] else 0.0
     print(f"two workers over one: {speedup:.2f}x (target 1.5x); busy at two: target 0.9")

@@ -415,3 +415,33 @@ def test_a_changed_source_is_not_mixed_into_an_existing_build(
     (source / "samples.json").write_text(json.dumps(records[::-1]))
     with pytest.raises(ConfigError, match="source_files_sha256"):
         build(BuildConfig(source=str(source), out=str(out), limit=2))
+
+
+def test_a_user_folder_with_a_data_jsonl_is_not_taken_for_a_build(
+    tmp_path: Path, fixtures_dir: Path
+) -> None:
+    """A folder holding the user's own data.jsonl (or a state/ of theirs) is refused, with
+    or without --overwrite: nothing in it is replaced or deleted."""
+    mine = tmp_path / "mine"
+    (mine / "state").mkdir(parents=True)
+    (mine / "data.jsonl").write_text('{"mine": 1}\n')
+    for overwrite in (False, True):
+        config = BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(mine), overwrite=overwrite)
+        with pytest.raises(ConfigError, match="not an abstain-build output"):
+            build(config)
+    assert (mine / "data.jsonl").read_text() == '{"mine": 1}\n'
+    assert sorted(p.name for p in mine.iterdir()) == ["data.jsonl", "state"]
+
+
+def test_a_source_inside_the_output_folder_is_refused(tmp_path: Path, fixtures_dir: Path) -> None:
+    """`transform DIR/data.jsonl --out DIR` truncated the source to nothing."""
+    import shutil
+
+    shutil.copytree(fixtures_dir / "mmmu", tmp_path / "data")
+    source = tmp_path / "data" / "samples.jsonl"
+    before = source.read_bytes()
+    for out in (tmp_path / "data", tmp_path):
+        with pytest.raises(ConfigError, match="inside --out"):
+            build(BuildConfig(source=str(source), out=str(out)))
+    assert source.read_bytes() == before
+    assert not (tmp_path / "data" / "state").exists()

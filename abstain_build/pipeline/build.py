@@ -214,7 +214,7 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
     fingerprint = dict(config.fingerprint(), source_files_sha256=record_hashes)
     if job.qc is not None and job.qc.validity is not None:
         fingerprint["validity_ledger_sha256"] = job.qc.validity.ledger
-    done_entries = out.prepare(fingerprint, config.overwrite)
+    done_entries = out.prepare(fingerprint, config.overwrite, Path(config.source))
     probe_models(config)
     done_ids = {entry["id"] for entry in done_entries}
     total = source.count()

@@ -28,7 +28,6 @@ DATA_FILE = "data.jsonl"
 ERRORS_FILE = "errors.jsonl"
 JOURNAL_FILE = f"{STATE_DIR}/journal.jsonl"
 CONFIG_FILE = f"{STATE_DIR}/config.json"
-OUR_MARKERS = (STATE_DIR, "manifest.json", DATA_FILE)
 #: Files and folders of ``state/`` that --overwrite keeps (name prefixes).
 KEPT_CACHES = ("ocr", "models.sqlite")
 
@@ -71,14 +70,22 @@ class RunOutput:
         self._data = self._errors = self._journal = None
 
     # -- opening ---------------------------------------------------------------------------
-    def prepare(self, fingerprint: dict[str, Any], overwrite: bool) -> list[dict[str, Any]]:
-        """Create, resume or refuse; returns the journal entries of samples already done."""
+    def prepare(
+        self, fingerprint: dict[str, Any], overwrite: bool, source: Path | None = None
+    ) -> list[dict[str, Any]]:
+        """Create, resume or refuse; returns the journal entries of samples already done.
+
+        Only a folder this tool made (its ``state/config.json`` written before anything
+        else) is resumed or overwritten: a folder that merely holds a ``data.jsonl`` or a
+        ``state/`` of the user's is refused, and so is a source inside the output folder
+        (resuming would truncate it, overwriting delete it)."""
+        if source is not None:
+            self._refuse_source_inside(source)
         if self.root.exists() and any(self.root.iterdir()):
-            ours = any((self.root / marker).exists() for marker in OUR_MARKERS)
-            if not ours:
+            if not self.config_path.is_file():
                 raise ConfigError(
-                    f"{self.root} is not empty and is not an abstain-build output; "
-                    "choose a new or empty --out folder"
+                    f"{self.root} is not empty and is not an abstain-build output"
+                    f" (no {CONFIG_FILE}); choose a new or empty --out folder"
                 )
             if overwrite:
                 self._clear()
@@ -93,6 +100,16 @@ class RunOutput:
         self._errors = self.errors_path.open("ab")
         self._journal = self.journal_path.open("ab")
         return entries
+
+    def _refuse_source_inside(self, source: Path) -> None:
+        if not source.exists():
+            return  # not a path (a dataset name): nothing of it lives under --out
+        root, where = self.root.resolve(), source.resolve()
+        if where == root or root in where.parents:
+            raise ConfigError(
+                f"the source {source} is inside --out {self.root}: building there would"
+                " overwrite it; choose an --out folder outside the source"
+            )
 
     def _clear(self) -> None:
         """Delete the previous build but keep its caches: their entries are keyed by content

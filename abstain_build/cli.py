@@ -452,6 +452,7 @@ def qc(
 ) -> None:
     """Verify a built dataset with two judges; resumable, without rebuilding anything."""
     from .models import ClientOptions
+    from .pipeline.output_lock import locked_output
     from .progress import PhaseProgress
     from .qc.rerun import rerun_qc
     from .qc.verify import OFFLINE_JUDGES, QcSpec, Verifier
@@ -478,7 +479,7 @@ def qc(
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     try:
-        with PhaseProgress(err, quiet=as_json) as report:
+        with locked_output(out_dir, "qc"), PhaseProgress(err, quiet=as_json) as report:
             result = rerun_qc(
                 out_dir,
                 verifier,
@@ -756,15 +757,18 @@ def export(
 
     if format != "parquet":
         raise _fail(f"--format {format!r}: only parquet is supported")
+    from .pipeline.output_lock import locked_output
+
     try:
-        result = export_dataset(
-            out_dir,
-            to,
-            shard_size=shard_size,
-            license=license,
-            documents=documents,
-            overwrite=overwrite,
-        )
+        with locked_output(out_dir, "export"):
+            result = export_dataset(
+                out_dir,
+                to,
+                shard_size=shard_size,
+                license=license,
+                documents=documents,
+                overwrite=overwrite,
+            )
     except ConfigError as exc:
         raise _fail(str(exc)) from None
     parts = ", ".join(
@@ -1435,9 +1439,12 @@ def review(
     from .review.votes import REVIEW_DIR, check_annotator
 
     if finalize:
+        from .pipeline.output_lock import locked_output
+
         try:
-            summary = run_finalize(dataset, min_annotators=min_annotators)
-        except ReviewError as exc:
+            with locked_output(dataset, "review --finalize"):
+                summary = run_finalize(dataset, min_annotators=min_annotators)
+        except (ReviewError, ConfigError) as exc:
             raise _fail(str(exc)) from None
         if as_json:
             print(json.dumps(summary, ensure_ascii=False, indent=1))

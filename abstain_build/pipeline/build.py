@@ -28,6 +28,7 @@ from .assets import atomic_write
 from .card import write_card
 from .manifest import finish_manifest, start_manifest
 from .output import STATE_DIR, RunOutput
+from .output_lock import locked_output
 from .parallel import ordered_outcomes
 from .routing_pass import family_distribution, route_dataset
 from .summary import BuildCounts, count_entries, qc_rates
@@ -199,12 +200,29 @@ def _limited(source: Source, limit: int | None) -> Iterator[Any]:
 
 
 def build(config: BuildConfig, progress: ProgressCallback | None = None) -> BuildResult:
-    """Build (or resume) the dataset described by ``config``; see the README for the layout."""
+    """Build (or resume) the dataset described by ``config``; see the README for the layout.
+
+    The output folder is checked to be this tool's (or new) and locked for the run: a
+    second run on it stops with the first one's PID (:mod:`.output_lock`)."""
     started = time.perf_counter()
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     source = open_source(config.source, config.format)
-    job, described = plan_job(config)
+    job, described = plan_job(config)  # a refused configuration writes no folder
     out = RunOutput(Path(config.out))
+    out.refuse_foreign(Path(config.source))
+    with locked_output(out.root, "transform", create=True):
+        return _build(config, progress, out, source, (job, described), started)
+
+
+def _build(
+    config: BuildConfig,
+    progress: ProgressCallback | None,
+    out: RunOutput,
+    source: Source,
+    planned: tuple[JobSpec, list[dict[str, Any]]],
+    started: float,
+) -> BuildResult:
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    job, described = planned
     resolved = dict(config.to_dict(), source=str(Path(config.source).resolve()))
     resolved["out"] = str(Path(config.out).resolve())
     resolved["overwrite"] = False
@@ -214,7 +232,7 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
     fingerprint = dict(config.fingerprint(), source_files_sha256=record_hashes)
     if job.qc is not None and job.qc.validity is not None:
         fingerprint["validity_ledger_sha256"] = job.qc.validity.ledger
-    done_entries = out.prepare(fingerprint, config.overwrite, Path(config.source))
+    done_entries = out.prepare(fingerprint, config.overwrite)
     probe_models(config)
     done_ids = {entry["id"] for entry in done_entries}
     total = source.count()

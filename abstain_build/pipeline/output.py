@@ -29,7 +29,7 @@ ERRORS_FILE = "errors.jsonl"
 JOURNAL_FILE = f"{STATE_DIR}/journal.jsonl"
 CONFIG_FILE = f"{STATE_DIR}/config.json"
 #: Files and folders of ``state/`` that --overwrite keeps (name prefixes).
-KEPT_CACHES = ("ocr", "models.sqlite")
+KEPT_CACHES = ("ocr", "models.sqlite", "lock")
 
 
 def dumps(record: dict[str, Any]) -> str:
@@ -70,23 +70,23 @@ class RunOutput:
         self._data = self._errors = self._journal = None
 
     # -- opening ---------------------------------------------------------------------------
-    def prepare(
-        self, fingerprint: dict[str, Any], overwrite: bool, source: Path | None = None
-    ) -> list[dict[str, Any]]:
-        """Create, resume or refuse; returns the journal entries of samples already done.
-
-        Only a folder this tool made (its ``state/config.json`` written before anything
+    def refuse_foreign(self, source: Path | None = None) -> None:
+        """Only a folder this tool made (its ``state/config.json`` written before anything
         else) is resumed or overwritten: a folder that merely holds a ``data.jsonl`` or a
         ``state/`` of the user's is refused, and so is a source inside the output folder
         (resuming would truncate it, overwriting delete it)."""
         if source is not None:
             self._refuse_source_inside(source)
+        if self.root.exists() and any(self.root.iterdir()) and not self.config_path.is_file():
+            raise ConfigError(
+                f"{self.root} is not empty and is not an abstain-build output"
+                f" (no {CONFIG_FILE}); choose a new or empty --out folder"
+            )
+
+    def prepare(self, fingerprint: dict[str, Any], overwrite: bool) -> list[dict[str, Any]]:
+        """Create or resume (after :meth:`refuse_foreign`, with the folder locked); returns the
+        journal entries of samples already done."""
         if self.root.exists() and any(self.root.iterdir()):
-            if not self.config_path.is_file():
-                raise ConfigError(
-                    f"{self.root} is not empty and is not an abstain-build output"
-                    f" (no {CONFIG_FILE}); choose a new or empty --out folder"
-                )
             if overwrite:
                 self._clear()
             elif self.config_path.exists():

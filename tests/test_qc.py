@@ -356,6 +356,34 @@ def test_qc_on_a_built_dataset_sets_every_status_and_the_rates(
     assert (out / "data.jsonl").read_bytes() == before
 
 
+def test_verdicts_that_were_errors_are_asked_again_on_the_next_run(
+    server: ModelServer, unverified: Path, tmp_path: Path
+) -> None:
+    """After the judges recover, `qc DIR` said "0 judged now, N from an earlier run" and
+    kept every qc_error; only --redo helped. Errors are retried; settled verdicts are not."""
+    out = copy_dataset(unverified, tmp_path / "ds")
+    judges = (
+        "--judge",
+        f"openai:a@{server.openai_url}",
+        "--judge",
+        f"openai:b@{server.openai_url}",
+    )
+    server.responder = lambda received: Action(status=400, message="overloaded")
+    first = run_cli("qc", str(out), *judges)
+    rows = [r for r in read_jsonl(out / "data.jsonl") if r["transform"]]
+    assert {r["qc"]["status"] for r in rows} == {"qc_error"}, first.stderr
+    failed_calls = len(server.requests)
+    server.responder = judge_server(lambda model, q: UNANSWERABLE)
+    second = run_cli("qc", str(out), *judges, "--json")
+    assert second.returncode == 0, second.stderr
+    rows = [r for r in read_jsonl(out / "data.jsonl") if r["transform"]]
+    assert {r["qc"]["status"] for r in rows} == {"accepted"}
+    assert len(server.requests) == failed_calls + 2 * len(rows)
+    # Settled now: a third run asks nothing.
+    assert run_cli("qc", str(out), *judges).returncode == 0
+    assert len(server.requests) == failed_calls + 2 * len(rows)
+
+
 def test_a_killed_qc_run_resumes_without_asking_any_verdict_twice(
     server: ModelServer, unverified: Path, tmp_path: Path
 ) -> None:

@@ -3,7 +3,9 @@
 Every unanswerable item of ``DIR/data.jsonl`` is judged from its own files (the perturbed
 images or pages, the perturbed PDF) and, for reference judges, its control's. Results are
 appended to ``DIR/state/qc.jsonl`` as they come, so a killed run resumes where it stopped;
-model replies are cached in ``DIR/state/models.sqlite``, so no verdict is asked twice.
+model replies are cached in ``DIR/state/models.sqlite``, so no verdict is asked twice. A
+verdict that was an error (``qc_error``: a judge down, a reply lost) is asked again by the
+next run; the others stand until ``--redo``.
 When all items are judged, ``data.jsonl`` is rewritten (atomically) with the new ``qc``
 fields, and the manifest and card with the new rates. Items cannot move to another
 transform here: a rejected item stays in the dataset with ``qc.status = "rejected"``.
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from .consensus import ACCEPTED
+from .consensus import ACCEPTED, QC_ERROR
 from .judges.base import JudgeItem, Reference
 from .verify import OFFLINE_JUDGES, QcResult, Verifier, apply_validity, record_validity_key
 
@@ -115,8 +117,11 @@ def rerun_qc(
     if redo and journal_path.exists():
         journal_path.unlink()
     done = _journal(journal_path)
-    resumed = len(done)
-    pending = [item for item in judge_items(root, rows) if item.id not in done]
+    # A verdict that was an error (a judge down, a reply lost) is asked again: only settled
+    # verdicts are taken from the journal.
+    settled = {i for i, entry in done.items() if entry.get("status") != QC_ERROR}
+    resumed = len(settled)
+    pending = [item for item in judge_items(root, rows) if item.id not in settled]
     total = len(done) + len(pending)
     with journal_path.open("a", encoding="utf-8") as journal:
         for item, result in verify_items(verifier, pending, concurrency):

@@ -912,3 +912,65 @@ def test_item_keys_and_tokens_come_from_a_private_per_review_secret(served, tmp_
     (other / "review").mkdir(parents=True)
     assert review_secret(other) != review_secret(root)  # another review, other keys
     assert annotator_token("ann", review_secret(other)) != token(root, "ann")
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0,
+    reason="the race needs a second user: run as root to start the reader as 'nobody'",
+)
+def test_another_local_user_never_reads_a_fresh_secret_or_a_vote(tmp_path: Path) -> None:
+    """A reader running as another user caught 1,186 of 3,000 fresh secrets: the file was
+    written world-readable and restricted after the rename. Now the secret and the votes
+    are 0600 from their first byte, in a 0700 folder."""
+    import tempfile
+    import time
+
+    from abstain_build.review.votes import REVIEW_DIR, append_vote, votes_path
+
+    base = Path(tempfile.mkdtemp(prefix="review-race-"))
+    try:
+        os.chmod(base, 0o755)  # the dataset folder itself is readable, as builds are
+        secret = base / REVIEW_DIR / "secret"
+        votes = votes_path(base, "ana")
+        system_python = shutil.which("python3", path="/usr/bin:/bin")
+        if system_python is None:
+            pytest.skip("no system python3 the other user can run")
+        reader = subprocess.Popen(
+            [
+                system_python,
+                "-c",
+                "import os, sys, time\n"
+                "folder, stop, caught = os.path.dirname(sys.argv[1]), time.time() + 2.5, 0\n"
+                "while time.time() < stop:\n"
+                "    try:\n"
+                "        names = os.listdir(folder)\n"
+                "    except OSError:\n"
+                "        names = [os.path.basename(p) for p in sys.argv[1:3]]\n"
+                "    for name in names:\n"
+                "        try:\n"
+                "            with open(os.path.join(folder, name)) as f:\n"
+                "                caught += bool(f.read(1))\n"
+                "        except OSError:\n"
+                "            pass\n"
+                "print(caught)\n",
+                str(secret),
+                str(votes),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            user=65534,
+            group=65534,
+            cwd=base,
+        )
+        deadline = time.monotonic() + 2.0
+        made = 0
+        while time.monotonic() < deadline:
+            secret.unlink(missing_ok=True)
+            review_secret(base)
+            append_vote(base, "ana", f"item{made}", "UNANSWERABLE")
+            made += 1
+        caught = int(reader.communicate(timeout=60)[0].strip())
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    assert made > 100
+    assert caught == 0

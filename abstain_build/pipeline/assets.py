@@ -20,14 +20,18 @@ def _default_mode() -> int:
 _FILE_MODE = _default_mode()
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside ``path`` and rename it: readers never see half a file."""
+def atomic_write(path: Path, data: bytes, private: bool = False) -> None:
+    """Write to a temporary file beside ``path`` and rename it: readers never see half a file.
+
+    ``private``: the file stays readable by its owner only (0600 from its first byte, as
+    ``mkstemp`` creates it), for secrets; otherwise it gets the umask's usual mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
-        os.chmod(temporary, _FILE_MODE)
+        if not private:
+            os.chmod(temporary, _FILE_MODE)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
 from pathlib import Path
 
 from ..pipeline.assets import atomic_write
-from .votes import REVIEW_DIR
+from .votes import REVIEW_DIR, private_folder
 
 SECRET_FILE = f"{REVIEW_DIR}/secret"
 
@@ -31,8 +30,8 @@ def review_secret(root: Path) -> bytes:
     except (OSError, ValueError):
         pass
     data = secrets.token_bytes(32)
-    atomic_write(path, data.hex().encode("ascii") + b"\n")
-    os.chmod(path, 0o600)
+    private_folder(path.parent)
+    atomic_write(path, data.hex().encode("ascii") + b"\n", private=True)  # 0600 throughout
     return data
 
 

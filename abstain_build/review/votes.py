@@ -44,6 +44,13 @@ def check_annotator(name: str) -> str:
     return name
 
 
+def private_folder(folder: Path) -> None:
+    """``folder`` (made if missing) open to its owner only (0700): no other local user lists,
+    reads or races for the review's secret and votes."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+
+
 def votes_path(root: Path, annotator: str) -> Path:
     return root / REVIEW_DIR / f"{_PREFIX}{check_annotator(annotator)}{_SUFFIX}"
 
@@ -66,9 +73,11 @@ def append_vote(root: Path, annotator: str, item: str, vote: str | None) -> dict
     }
     data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
     with _lock(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         created = not path.exists()
-        with path.open("ab") as handle:
+        # 0600 from the first byte (O_CREAT's mode), never readable by other local users.
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(descriptor, "ab") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

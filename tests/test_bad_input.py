@@ -364,3 +364,46 @@ def test_an_image_path_that_is_no_path_is_refused_per_record(tmp_path: Path) -> 
     assert reasons[0] == "image_1: expected a path (text), got dict"
     assert reasons[1].startswith("image_1: not a usable path")
     assert reasons[2] == "image_1: expected a path (text), got int"
+
+
+def test_surrogates_huge_numbers_and_odd_formats_are_per_sample_errors(tmp_path: Path) -> None:
+    """A lone surrogate in metadata, an id, answer_format or an MMLongBench doc_type stopped
+    the whole run at commit (and every resume at the same record); 1e308 became a 309-digit
+    answer and a format object its Python repr. Each is now the record's own error."""
+    root = tmp_path / "data"
+    (root / "images").mkdir(parents=True)
+    (root / "images" / "a.png").write_bytes(png_bytes(gradient_image()))
+    good = {"question": "What is shown?", "answer": "a", "images": ["images/a.png"]}
+    write_jsonl(
+        root / "data.jsonl",
+        [
+            dict(good, id="good"),
+            dict(good, id="meta-value", metadata={"note": "\ud800"}),
+            dict(good, id="meta-key", metadata={"k\udfff": 1}),
+            dict(good, id="bad\ud83did"),
+            dict(good, id="format-surrogate", answer_format="Str\ud800"),
+            dict(good, id="format-object", answer_format={"x": 1}),
+            dict(good, id="huge", answer=1e308),
+            dict(good, id="inexact", answer=1e23),
+        ],
+    )
+    out = tmp_path / "out"
+    result = build(BuildConfig(source=str(root), out=str(out), seed=1))
+    errors = {e["sample_id"]: e["reason"] for e in read_jsonl(out / "errors.jsonl")}
+    assert "surrogate" in errors["meta-value"] and "metadata" in errors["meta-value"]
+    assert "surrogate" in errors["meta-key"] and "key" in errors["meta-key"]
+    assert "surrogate" in errors["bad-ud83did"] and "the id" in errors["bad-ud83did"]
+    assert "answer_format" in errors["format-surrogate"]
+    assert "answer_format is dict" in errors["format-object"]
+    assert "too large" in errors["huge"] and "too large" in errors["inexact"]
+    assert len(errors) == 7
+    assert result.counts.answerable  # the good record went through
+    # MMLongBench's doc_type.
+    mmlbd = tmp_path / "mmlbd"
+    make_pdf(mmlbd / "documents" / "doc.pdf", [("Sales in 2019 were 10", ""), ("More", "")])
+    (mmlbd / "samples.json").write_text(
+        json.dumps([MMLBD_RECORD, dict(MMLBD_RECORD, question="Typed?", doc_type="Rep\ud800")])
+    )
+    build(BuildConfig(source=str(mmlbd), out=str(tmp_path / "out2")))
+    (reason,) = [e["reason"] for e in read_jsonl(tmp_path / "out2" / "errors.jsonl")]
+    assert "surrogate" in reason and "doc_type" in reason

@@ -124,12 +124,23 @@ class IdAllocator:
 
 
 def given_id(record: dict[str, Any]) -> str | None:
-    """The record's own ``id`` as text (0 is an id; "" and null are not)."""
+    """The record's own ``id`` as text (0 is an id; "" and null are not). A lone surrogate
+    in it is written as its escape (``\\ud800``): the id must be storable, if only to name
+    the record's error (:func:`surrogate_in_id` reports it)."""
     value = record.get("id")
     if value is None or isinstance(value, (dict, list, bool)):
         return None
     text = str(value).strip()
+    if _SURROGATE.search(text):
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text or None
+
+
+def surrogate_in_id(record: dict[str, Any]) -> None:
+    """Refuse a record whose ``id`` holds a lone surrogate (its escape stood in for it)."""
+    value = record.get("id")
+    if isinstance(value, str):
+        checked_text(value, "id")
 
 
 #: A page number no document reaches (PDFs of a million pages do not exist in practice).
@@ -168,10 +179,52 @@ def required_question(record: dict[str, Any]) -> str:
     return checked_text(question.strip(), "question")
 
 
+#: A float beyond this is not an exact number any more (2**53): "1e23" would be printed as
+#: 99999999999999991611392.
+EXACT_FLOAT = 2.0**53
+
+
+def _checked_float(value: float, what: str) -> None:
+    if not math.isfinite(value):
+        raise load_error(f"the {what} is {value!r}, not a value a question can have")
+    if abs(value) >= EXACT_FLOAT:
+        raise load_error(
+            f"the {what} is {value!r}, too large to be read exactly as a JSON number:"
+            " give it as text"
+        )
+
+
+def optional_format(record: dict[str, Any]) -> str | None:
+    """``answer_format`` as text (None when absent): an object or a list is refused."""
+    value = record.get("answer_format")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise load_error(f"answer_format is {type(value).__name__}, not text")
+    return checked_text(value, "answer_format")
+
+
+def checked_metadata(value: Any, where: str = "metadata") -> Any:
+    """``value`` with every key and string inside checked for lone surrogates (which stop
+    the run when the record is written) and every float for being finite."""
+    if isinstance(value, str):
+        return checked_text(value, where)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise load_error(f"{where} holds {value!r}, which JSON cannot store")
+    if isinstance(value, dict):
+        return {
+            checked_text(str(k), f"{where} key"): checked_metadata(v, f"{where}.{k}")
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [checked_metadata(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
 def required_answer(record: dict[str, Any]) -> str:
     value = record["answer"]
-    if isinstance(value, float) and not math.isfinite(value):
-        raise load_error(f"the answer is {value!r}, not a value a question can have")
+    if isinstance(value, float):
+        _checked_float(value, "answer")
     if isinstance(value, (list, tuple)) and not value:
         raise load_error("the answer is an empty list")
     if isinstance(value, dict):
@@ -190,8 +243,8 @@ def option_texts(value: Any) -> tuple[str, ...]:
         if option is None or isinstance(option, (dict, list, tuple, bool)):
             kind = "null" if option is None else type(option).__name__
             raise load_error(f"option {n} is {kind}, not text or a number")
-        if isinstance(option, float) and not math.isfinite(option):
-            raise load_error(f"option {n} is {option!r}, not a value")
+        if isinstance(option, float):
+            _checked_float(option, f"option {n}")
         out.append(checked_text(answer_text(option), f"option {n}"))
     return tuple(out)
 

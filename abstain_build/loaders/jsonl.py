@@ -25,16 +25,19 @@ from ..model import DocumentRef, ImageRef, Sample, SourceInfo
 from .base import LoadedItem, RawRecord, Source
 from .common import (
     IdAllocator,
+    checked_metadata,
     content_id,
     given_id,
     load_error,
     option_texts,
+    optional_format,
     parse_list,
     parse_pages,
     placeholder_numbers,
     required_answer,
     required_question,
     resolve_inside,
+    surrogate_in_id,
 )
 
 UNANSWERABLE_MARKERS = {"not answerable", "unanswerable"}
@@ -154,6 +157,7 @@ class JsonlSource(JsonLinesSource):
         missing = [key for key in ("question", "answer") if key not in record]
         if missing:
             raise load_error(f"missing required field(s): {', '.join(missing)}")
+        surrogate_in_id(record)
         question = required_question(record)
         image_paths = parse_list(record.get("images"), "images")
         images = tuple(
@@ -188,16 +192,15 @@ class JsonlSource(JsonLinesSource):
         metadata = record.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise load_error("metadata must be a JSON object")
-        answer_format = record.get("answer_format")
         return Sample(
             id=sample_id,
             source=info,
             question=question.strip(),
             answer=required_answer(record),
-            answer_format=str(answer_format) if answer_format is not None else None,
+            answer_format=optional_format(record),
             options=options,
             images=images,
             document=document,
             evidence_pages=pages,
-            metadata=metadata,
+            metadata=checked_metadata(metadata),
         )

@@ -12,8 +12,11 @@ from ..model import DocumentRef, Sample, SourceInfo
 from .base import LoadedItem, RawRecord, Source
 from .common import (
     IdAllocator,
+    checked_metadata,
+    checked_text,
     content_id,
     load_error,
+    optional_format,
     parse_list,
     parse_pages,
     required_answer,
@@ -110,17 +113,18 @@ class MMLongBenchSource(Source):
                 "evidence_pages is empty: the record does not say where the evidence is"
             )
         sources = parse_list(record.get("evidence_sources"), "evidence_sources")
-        answer_format = record.get("answer_format")
         return Sample(
             id=sample_id,
             source=info,
             question=question.strip(),
             answer=required_answer(record),
-            answer_format=str(answer_format) if answer_format is not None else None,
-            document=DocumentRef(path=pdf, doc_id=doc_id),
+            answer_format=optional_format(record),
+            document=DocumentRef(path=pdf, doc_id=checked_text(doc_id, "doc_id")),
             evidence_pages=pages,
-            metadata={
-                "doc_type": record.get("doc_type"),
-                "evidence_sources": [str(s) for s in sources],
-            },
+            metadata=checked_metadata(
+                {
+                    "doc_type": record.get("doc_type"),
+                    "evidence_sources": [str(s) for s in sources],
+                }
+            ),
         )

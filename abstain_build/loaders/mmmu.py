@@ -14,6 +14,7 @@ from ..model import ImageRef, Sample, SourceInfo
 from .base import LoadedItem, RawRecord, Source
 from .common import (
     IdAllocator,
+    checked_metadata,
     content_id,
     given_id,
     load_error,
@@ -21,6 +22,7 @@ from .common import (
     required_answer,
     required_question,
     resolve_inside,
+    surrogate_in_id,
 )
 from .jsonl import JsonLinesSource
 
@@ -56,6 +58,7 @@ class _MMMUBase(Source):
         missing = [key for key in ("question", "answer") if key not in record]
         if missing:
             raise load_error(f"missing required field(s): {', '.join(missing)}")
+        surrogate_in_id(record)
         question = required_question(record)
         options = list(option_texts(record.get("options")))
         if not images:
@@ -77,7 +80,7 @@ class _MMMUBase(Source):
             answer_format="multiple-choice" if options else "open",
             options=tuple(options),
             images=tuple(images),
-            metadata=metadata,
+            metadata=checked_metadata(metadata),
         )
 
 

@@ -407,3 +407,28 @@ def test_surrogates_huge_numbers_and_odd_formats_are_per_sample_errors(tmp_path:
     build(BuildConfig(source=str(mmlbd), out=str(tmp_path / "out2")))
     (reason,) = [e["reason"] for e in read_jsonl(tmp_path / "out2" / "errors.jsonl")]
     assert "surrogate" in reason and "doc_type" in reason
+
+
+def test_errors_are_the_same_bytes_wherever_the_dataset_lives(
+    bad_dataset: Path, tmp_path: Path
+) -> None:
+    """Reasons held object addresses (`<_io.BytesIO object at 0x7f...>`) and the dataset's
+    absolute path: two builds of one dataset differed. Now a copy elsewhere gives the same
+    errors.jsonl, byte for byte."""
+    import shutil
+
+    copies = []
+    for where in ("first", "second/deeper"):
+        data = tmp_path / where / "data"
+        shutil.copytree(bad_dataset, data)
+        (data / "images" / "not-an-image.png").write_bytes(b"these bytes are no picture")
+        extra = {"id": "no-picture", "question": "Q?", "answer": "a"}
+        extra["images"] = ["images/not-an-image.png"]
+        with (data / "data.jsonl").open("ab") as stream:  # the file holds bad UTF-8 on purpose
+            stream.write(json.dumps(extra).encode() + b"\n")
+        build(BuildConfig(source=str(data), out=str(tmp_path / where / "out"), seed=3))
+        copies.append((tmp_path / where / "out" / "errors.jsonl").read_bytes())
+    assert copies[0] == copies[1]
+    text = copies[0].decode()
+    assert " at 0x" not in text and str(tmp_path) not in text
+    assert "no-picture" in text and "images/corrupt.png" in text

@@ -233,6 +233,8 @@ def _build(
     if job.qc is not None and job.qc.validity is not None:
         fingerprint["validity_ledger_sha256"] = job.qc.validity.ledger
     done_entries = out.prepare(fingerprint, config.overwrite)
+    given = Path(config.source)
+    out.source_root = given if given.is_dir() else given.parent
     probe_models(config)
     done_ids = {entry["id"] for entry in done_entries}
     total = source.count()

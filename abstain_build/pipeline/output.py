@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,6 +69,8 @@ class RunOutput:
         self.journal_path = root / JOURNAL_FILE
         self.config_path = root / CONFIG_FILE
         self._data = self._errors = self._journal = None
+        #: The dataset's folder: reasons name its files relative to it (see portable_reason).
+        self.source_root: Path | None = None
 
     # -- opening ---------------------------------------------------------------------------
     def refuse_foreign(self, source: Path | None = None) -> None:
@@ -157,7 +160,7 @@ class RunOutput:
         if outcome.records:
             self._data.write("".join(dumps(r) + "\n" for r in outcome.records).encode("utf-8"))
         if outcome.problems:
-            lines = "".join(dumps(p.to_json()) + "\n" for p in outcome.problems)
+            lines = "".join(dumps(self._portable(p.to_json())) + "\n" for p in outcome.problems)
             self._errors.write(lines.encode("utf-8"))
         for handle in (self._data, self._errors):
             handle.flush()
@@ -168,6 +171,12 @@ class RunOutput:
         os.fsync(self._journal.fileno())
         return entry
 
+    def _portable(self, problem: dict[str, Any]) -> dict[str, Any]:
+        """The same error wherever the dataset lives and whatever the memory layout: its
+        root's absolute path and the addresses of Python objects leave the reason."""
+        problem["reason"] = portable_reason(problem["reason"], self.source_root)
+        return problem
+
     def close(self) -> None:
         for handle in (self._data, self._errors, self._journal):
             if handle is not None:
@@ -176,6 +185,20 @@ class RunOutput:
 
     def entries(self) -> Iterator[dict[str, Any]]:
         yield from _valid_journal_lines(self.journal_path)[0]
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def portable_reason(reason: str, root: Path | None) -> str:
+    """``reason`` without what changes from run to run or machine to machine: object
+    addresses (``<_io.BytesIO object at 0x7f...>``) and the dataset root's absolute path
+    (its files are named relative to it, the root itself by its folder's name)."""
+    reason = _ADDRESS.sub("", reason)
+    if root is not None:
+        for form in {str(root), str(root.resolve())}:
+            reason = reason.replace(form + "/", "").replace(form, root.name)
+    return reason
 
 
 def journal_entry(outcome: SampleOutcome, data_end: int, errors_end: int) -> dict[str, Any]:

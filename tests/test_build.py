@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -447,23 +449,10 @@ def test_a_source_inside_the_output_folder_is_refused(tmp_path: Path, fixtures_d
     assert not (tmp_path / "data" / "state").exists()
 
 
-def test_a_second_run_on_one_output_folder_stops_naming_the_first(
-    tmp_path: Path, fixtures_dir: Path
-) -> None:
-    """Two builds on one --out both wrote records (30 lines for 22 samples). Another
-    process holds the folder: the build stops with its PID and writes nothing; once that
-    process is killed (SIGKILL: no clean-up), the lock is gone with it."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    from abstain_build.pipeline.output_lock import LOCK_FILE
-
-    out = tmp_path / "run"
-    config = BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(out), seed=1, limit=2)
-    build(config)
-    data = (out / "data.jsonl").read_bytes()
+@contextlib.contextmanager
+def holding(out: Path, command: str) -> Iterator[subprocess.Popen]:
+    """Another process holding ``out``'s lock as ``command`` would, killed (SIGKILL, no
+    clean-up) when the block ends."""
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -471,23 +460,39 @@ def test_a_second_run_on_one_output_folder_stops_naming_the_first(
             "import sys, time\n"
             "from pathlib import Path\n"
             "from abstain_build.pipeline.output_lock import OutputLock\n"
-            "OutputLock(Path(sys.argv[1]), 'qc').acquire()\n"
+            "OutputLock(Path(sys.argv[1]), sys.argv[2]).acquire()\n"
             "print('held', flush=True)\n"
             "time.sleep(120)\n",
             str(out),
+            command,
         ],
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
-        assert holder.stdout.readline().strip() == "held"
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+
+
+def test_a_second_run_on_one_output_folder_stops_naming_the_first(
+    tmp_path: Path, fixtures_dir: Path
+) -> None:
+    """Two builds on one --out both wrote records (30 lines for 22 samples). Another
+    process holds the folder: the build stops with its PID and writes nothing; once that
+    process is killed (SIGKILL: no clean-up), the lock is gone with it."""
+    from abstain_build.pipeline.output_lock import LOCK_FILE
+
+    out = tmp_path / "run"
+    config = BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(out), seed=1, limit=2)
+    build(config)
+    data = (out / "data.jsonl").read_bytes()
+    with holding(out, "qc") as holder:
         with pytest.raises(ConfigError, match=rf"abstain-build qc \(pid {holder.pid}\)"):
             build(config)
         assert (out / "data.jsonl").read_bytes() == data
-    finally:
-        holder.send_signal(signal.SIGKILL)
-        holder.wait(timeout=30)
-    time.sleep(0.1)
     result = build(config)  # resumes: the dead holder's lock went with it
     assert result.resumed_samples == 2
     assert (out / LOCK_FILE).exists()
@@ -502,36 +507,11 @@ def test_qc_export_and_finalize_wait_for_no_one_holding_the_folder(
 ) -> None:
     """While a build holds the folder, the commands that write or read it whole stop with
     exit 2 and the holder's PID, and touch nothing."""
-    import subprocess
-    import sys
-
-    from .conftest import run_cli
-
     out = tmp_path / "run"
     build(BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(out), seed=1, limit=2))
     data = (out / "data.jsonl").read_bytes()
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, time\n"
-            "from pathlib import Path\n"
-            "from abstain_build.pipeline.output_lock import OutputLock\n"
-            "OutputLock(Path(sys.argv[1]), 'transform').acquire()\n"
-            "print('held', flush=True)\n"
-            "time.sleep(120)\n",
-            str(out),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "held"
-        args = [a.format(out=out, to=tmp_path / "exported") for a in command]
-        done = run_cli(*args)
-    finally:
-        holder.kill()
-        holder.wait(timeout=30)
+    with holding(out, "transform") as holder:
+        done = run_cli(*[a.format(out=out, to=tmp_path / "exported") for a in command])
     assert done.returncode == 2, done.stderr
     assert f"in use by abstain-build transform (pid {holder.pid})" in done.stderr
     assert (out / "data.jsonl").read_bytes() == data

@@ -45,11 +45,9 @@ from .reading import (
     TEXT_LAYER,
     PageReadings,
     Reading,
-    figure_boxes,
+    add_figure_readings,
     page_digest,
-    read_figures,
     read_pixels,
-    reduced_figures,
 )
 from .seen import untouched_pictures
 from .statements import OPERAND, STATEMENT, Mention, page_mentions
@@ -152,9 +150,7 @@ def read_changed_page(
             out.readings.append(read_pixels(number, image, size))
             for name, restored in _restorations(image, kinds).items():
                 out.readings.append(read_pixels(number, restored, size, f"{OCR} after {name}"))
-            boxes = figure_boxes(page)
-            out.readings += read_figures(page, number, boxes)
-            out.reduced += reduced_figures(boxes)
+            add_figure_readings(page, number, out)
         except ocr.OcrUnavailable as error:
             out.unread = f"not read by OCR: {error}"
     return out

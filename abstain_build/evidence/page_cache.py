@@ -13,16 +13,16 @@ directory nothing is kept on disk.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pymupdf
 
+from ..media.files import atomic_write
 from ..media.locks import keyed_lock
 from ..textregions import ocr
 from ..textregions.words import Word
@@ -133,15 +133,6 @@ def _load(directory: Path, key: str) -> PageReadings | None:
 
 
 def _store(directory: Path, key: str, readings: PageReadings) -> None:
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{key[:16]}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(_to_json(readings), stream)  # escaped: lone surrogates survive
-            os.replace(temporary, directory / f"{key}.json")
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-    except OSError:
-        pass  # a cache that cannot be written only costs time
+    data = json.dumps(_to_json(readings)).encode("ascii")  # escaped: lone surrogates survive
+    with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+        atomic_write(directory / f"{key}.json", data)

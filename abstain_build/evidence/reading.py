@@ -29,7 +29,7 @@ import pymupdf
 
 from ..textregions import ocr
 from ..textregions.pages import DEFAULT_DPI, page_words, text_layer_words
-from ..textregions.words import Box, Word, connected_groups
+from ..textregions.words import Box, Word, connected_groups, union_box
 from ..transforms.functional.page_content import normalised_page
 from .page_cache import cached_reading
 
@@ -178,14 +178,15 @@ def overlapping_groups(boxes: Sequence[Box]) -> list[list[int]]:
     return connected_groups(len(boxes), overlap)
 
 
+def _unions(boxes: Sequence[Box]) -> list[tuple[list[int], Box]]:
+    """Each group of overlapping boxes and the region read for it (their union)."""
+    return [(group, union_box(boxes[i] for i in group)) for group in overlapping_groups(boxes)]
+
+
 def reduced_figures(boxes: Sequence[Box]) -> list[str]:
     """What :func:`read_figures` reads below :data:`FIGURE_DPI`, said as a reading note."""
     out = []
-    for group in overlapping_groups(boxes):
-        x0 = min(boxes[i][0] for i in group)
-        y0 = min(boxes[i][1] for i in group)
-        x1 = max(boxes[i][2] for i in group)
-        y1 = max(boxes[i][3] for i in group)
+    for _, (x0, y0, x1, y1) in _unions(boxes):
         dpi = budget_dpi(x1 - x0, y1 - y0, FIGURE_DPI)
         if dpi < FIGURE_DPI:
             out.append(_reduced("a picture", x1 - x0, y1 - y0, FIGURE_DPI, dpi))
@@ -197,17 +198,10 @@ def read_figures(page: pymupdf.Page, number: int, boxes: Sequence[Box]) -> list[
     halves and its photos) are read as their union in one pass, and each box keeps the
     words whose centre it holds."""
     readings: dict[int, Reading] = {}
-    for group in overlapping_groups(boxes):
+    for group, union in _unions(boxes):
         if len(group) == 1:
             readings[group[0]] = read_figure(page, number, boxes[group[0]])
             continue
-        members = [boxes[i] for i in group]
-        union = (
-            min(b[0] for b in members),
-            min(b[1] for b in members),
-            max(b[2] for b in members),
-            max(b[3] for b in members),
-        )
         words = read_figure(page, number, union).words
         for i in group:
             x0, y0, x1, y1 = boxes[i]
@@ -219,6 +213,14 @@ def read_figures(page: pymupdf.Page, number: int, boxes: Sequence[Box]) -> list[
             )
             readings[i] = Reading(number, OCR_FIGURE, inside, boxes[i])
     return [readings[i] for i in range(len(boxes))]
+
+
+def add_figure_readings(page: pymupdf.Page, number: int, out: PageReadings) -> None:
+    """The pictures of ``page`` read into ``out`` (:func:`read_figures`), with a note for
+    those read below :data:`FIGURE_DPI`."""
+    boxes = figure_boxes(page)
+    out.readings += read_figures(page, number, boxes)
+    out.reduced += reduced_figures(boxes)
 
 
 def read_normalised_page(page: pymupdf.Page, number: int, figures: bool = True) -> PageReadings:
@@ -243,9 +245,7 @@ def read_normalised_page(page: pymupdf.Page, number: int, figures: bool = True) 
             out.readings.append(Reading(number, TEXT_LAYER, tuple(few)))
     if figures and out.has_text_layer:
         try:
-            boxes = figure_boxes(page)
-            out.readings += read_figures(page, number, boxes)
-            out.reduced += reduced_figures(boxes)
+            add_figure_readings(page, number, out)
         except ocr.OcrUnavailable as error:
             out.unread = f"charts on the page not read: {error}"
     return out

@@ -3,39 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 
 from ..loaders.common import slug
+from ..media.files import atomic_write
 
-
-def _default_mode() -> int:
-    """Permissions a plain ``open()`` would give (mkstemp files are private by default)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-_FILE_MODE = _default_mode()
-
-
-def atomic_write(path: Path, data: bytes, private: bool = False) -> None:
-    """Write to a temporary file beside ``path`` and rename it: readers never see half a file.
-
-    ``private``: the file stays readable by its owner only (0600 from its first byte, as
-    ``mkstemp`` creates it), for secrets; otherwise it gets the umask's usual mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        if not private:
-            os.chmod(temporary, _FILE_MODE)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+__all__ = ["AssetStore", "atomic_write"]
 
 
 class AssetStore:

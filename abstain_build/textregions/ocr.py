@@ -32,7 +32,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from collections import OrderedDict
@@ -42,6 +41,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from abstain_build.media.files import atomic_write
 from abstain_build.media.locks import keyed_lock
 from abstain_build.textregions.words import Word
 
@@ -537,15 +537,8 @@ def _disk_put(directory: Path, key: str, words: tuple[Word, ...], engine: str) -
         "words": [[w.text, *w.bbox, w.conf, w.block, w.line] for w in words],
     }
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{key[:16]}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(payload, stream, ensure_ascii=False)
-            os.replace(temporary, _disk_path(directory, key))
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        atomic_write(_disk_path(directory, key), data)
     except OSError:
         pass  # a cache that cannot be written only costs time
 

@@ -65,18 +65,25 @@ def peak_rss_of_build(source: Path, workers: int) -> tuple[float, float]:
         "-q",
     ]
     started = time.perf_counter()
-    # A fresh interpreter per measurement, so RUSAGE_CHILDREN holds only this build.
-    probe = (
-        "import resource, subprocess, sys; "
-        f"subprocess.run({command!r}, check=True, cwd={str(ROOT)!r}); "
-        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    peak_kb = peak_kb_of(command, ROOT)
     seconds = time.perf_counter() - started
     shutil.rmtree(out, ignore_errors=True)
+    return seconds, peak_kb / 1024
+
+
+def peak_kb_of(command: list[str], cwd: Path | None = None) -> int:
+    """Run ``command`` and return the largest resident set (kB) of its processes. A fresh
+    interpreter runs it, so RUSAGE_CHILDREN holds only this command (the caller's would
+    keep the largest of every run so far)."""
+    probe = (
+        "import resource, subprocess, sys; "
+        "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, cwd=%r); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    ) % (str(cwd) if cwd is not None else None)
+    done = subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(done.stderr)
-    return seconds, int(done.stdout.strip()) / 1024
+    return int(done.stdout.split()[-1])
 
 
 def main() -> None:

@@ -29,23 +29,14 @@ import argparse
 import json
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from subprocess import PIPE
+
+from bench_memory import peak_kb_of  # a sibling script: bench/ is on sys.path
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "mmlongbench-doc"
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "mmlongbench-doc"
-
-
-#: Runs the build and prints the largest resident set of its processes (kB): this run's
-#: own, where the bench's RUSAGE_CHILDREN would keep the largest of every run so far.
-_PEAK = (
-    "import resource, subprocess, sys\n"
-    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-)
 
 
 def subset(source: Path, docs: list[str], folder: Path) -> Path:
@@ -106,10 +97,9 @@ def build(source: Path, out: Path, workers: int, args: argparse.Namespace) -> di
     if args.transforms:
         command += ["--transforms", args.transforms]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run([sys.executable, "-c", _PEAK, *command], check=True, stdout=PIPE)
+    peak_kb = peak_kb_of(command)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    peak_kb = int(done.stdout.decode().split()[-1])
     timings = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["timings"]
     busy = sum(timings["seconds_by_step"].values())
     wall = timings["wall_seconds"]

@@ -517,3 +517,20 @@ def test_a_month_asked_as_yyyy_mm_is_masked_where_the_page_prints_it_in_words(
     output = run_transform(get_registry().get("remove_visual_element")(), sample, inputs, 0)
     masks = [r.bbox for r in output.record.edits.regions if r.kind == "mask"]
     assert covered(stated.local(), masks)
+
+
+# -- a chart's shapes rank what its erased labels said ----------------------------------------
+
+
+def test_number_erasure_declines_a_comparison_a_chart_draws() -> None:
+    """A reader ranked two clocks' slices by their angles after every percent label was
+    erased. Page 5's bar chart draws the segments' revenue: a question asking which segment
+    is largest is answered by the bars' lengths, whatever happens to their labels."""
+    question = "Which segment had the highest revenue in FY2021?"
+    with pytest.raises(NotApplicable, match="chart on page 5"):
+        _plan("remove_numeric_tokens", question, "Industrial Products", (5,))
+    # The same comparison over page 4's table has no shapes left to compare.
+    assert _plan("remove_numeric_tokens", question, "Industrial Products", (4,)).pdf is not None
+    # A value read off the chart is a number the erasure does take away.
+    value = "What was the revenue of Industrial Products in FY2021?"
+    assert _plan("remove_numeric_tokens", value, "5614.8", (5,)).pdf is not None

@@ -312,6 +312,39 @@ def test_temporal_drift_moves_a_question_whose_superlative_only_picks_a_thing(
     assert determinable(question) is None
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who produced the document that was revised on May 2010?",
+        "For the paper by Long Ouyang published in 2022, how many times has it been cited?",
+        "What does the plan issued on 3 June 2014 recommend?",
+    ],
+)
+def test_temporal_drift_refuses_a_year_that_only_dates_what_the_question_names(
+    report_pdf: Path, question: str
+) -> None:
+    """A reader asked who produced "the document revised on May 2011" answered from the one
+    document in hand, revised May 2010: moving a date that only says which document or
+    paper is meant leaves the answer where it was."""
+    sample = doc_sample(report_pdf, (2,), question=question)
+    with pytest.raises(NotApplicable, match="only dates what the question names"):
+        run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was revenue in 2015?",
+        "Which report, published in 20 countries, covers 2015?",
+        "How much was spent on products released in the spring?",
+    ],
+)
+def test_temporal_drift_keeps_a_year_the_asked_value_depends_on(question: str) -> None:
+    from abstain_build.transforms.builtin.temporal_drift import dates_a_named_thing
+
+    assert dates_a_named_thing(question) is None
+
+
 def test_temporal_drift_not_applicable_without_a_year(report_pdf: Path) -> None:
     for question, reason in [
         ("What is the company's name?", "no year"),

@@ -7,12 +7,15 @@ import re
 import numpy as np
 import pymupdf
 
+from ...evidence.forms import gold_items
 from ...model import EVIDENCE, Plan
 from ...routing.evidence_type import classify_evidence
 from ...routing.scoring import NEEDS_NUMBERS
 from ..base import NotApplicable, TransformContext
+from ..functional.figures import find_figures
+from ..functional.page_numbers import PageNumber
 from ..functional.text_edits import TextEdit
-from ..numeric_pages import NumericPageTransform
+from ..numeric_pages import NumericPageTransform, overlaps_any
 from ..params import Param
 from ..registry import register_transform
 
@@ -20,7 +23,7 @@ from ..registry import register_transform
 @register_transform
 class RemoveNumericTokens(NumericPageTransform):
     name = "remove_numeric_tokens"
-    version = 3
+    version = 4
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE
@@ -31,7 +34,9 @@ class RemoveNumericTokens(NumericPageTransform):
         " evidence pages and every other page stating it) always, then random others up to"
         " 95% of them, plus the words of a text answer and 60% of the other words on the"
         " lines that hold numbers. Each erase is filled with the colour around it (no black"
-        " boxes) and, on text-layer pages, redacted from the text layer."
+        " boxes) and, on text-layer pages, redacted from the text layer. Not applicable to"
+        " a count the reader tallies, nor to a comparison answered by a name whose values"
+        " label a chart: the bars and slices still rank them."
     )
     params = {
         "numeric_ratio": Param(0.95, "share of the pages' numbers erased", low=0.0, high=1.0),
@@ -59,6 +64,9 @@ class RemoveNumericTokens(NumericPageTransform):
         if read is None:
             return 0.0
         source, numbers, words = read
+        charted = _charted_comparison(page, number, numbers, ctx)
+        if charted:
+            raise NotApplicable(charted)
         chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx, number)
         answer, others = self.words_to_erase(words, numbers, number, ctx)
         edits = [TextEdit(rect=n.rect) for n in chosen]
@@ -79,6 +87,37 @@ class RemoveNumericTokens(NumericPageTransform):
 
     def plan_intensity(self, shares: list[float]) -> float:
         return 100.0 * float(np.mean(shares))
+
+
+#: Values of a chart needed before its shapes rank them: two bars, two slices.
+MIN_CHARTED = 2
+
+
+def _charted_comparison(
+    page: pymupdf.Page, number: int, numbers: list[PageNumber], ctx: TransformContext
+) -> str | None:
+    """Why erasing the numbers of page ``number`` leaves a comparison answered, or None.
+
+    A reader asked "which category has the most increase from 2005 to 2010" measured the
+    slice angles of two clock charts whose percent labels were erased. When the question
+    compares and its answer is a name, not a number, values that label a chart (an
+    embedded picture, a cluster of drawn bars or wedges, a blob in a slide's image) are
+    still drawn after their labels go: the bars' lengths and the slices' sizes rank them.
+    """
+    if classify_evidence(ctx.sample.question).label != "Comparative":
+        return None
+    items = gold_items(ctx.sample.answer, ctx.sample.answer_format)
+    if not items or any(item.kind in ("number", "year") for item in items):
+        return None
+    figures = find_figures(page, RemoveNumericTokens.page_content(page, number, ctx))
+    boxes = [tuple(figure.rect) for figure in figures]
+    charted = [n for n in numbers if overlaps_any(n.rect, boxes)]
+    if len(charted) < MIN_CHARTED:
+        return None
+    return (
+        f"the question compares values a chart on page {number} draws"
+        f" ({len(charted)} of its numbers label it): erased labels leave the shapes to rank"
+    )
 
 
 #: Counts up to this are tallied by a reader (list entries, table rows, icons); larger

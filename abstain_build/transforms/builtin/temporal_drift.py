@@ -25,6 +25,33 @@ _COUNT_OF_DEEDS = re.compile(
 )
 
 
+#: A year that only dates a thing the question already names: "the document that was
+#: revised on May 2010", "the paper by Long Ouyang published in 2022". Moved, it still
+#: points at the one document or paper there is, and the answer stays.
+_DATING_VERB = (
+    r"(?:revised|published|issued|released|updated|dated|written|prepared|produced"
+    r"|printed|filed|authored|compiled|amended|adopted|approved|signed)"
+)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATES_A_THING = re.compile(
+    rf"\b{_DATING_VERB}\s+(?:(?:in|on|as\s+of|around|during)\s+)?(?:(?:the\s+)?(?:\d{{1,2}}"
+    rf"(?:st|nd|rd|th)?\s+(?:of\s+)?)?{_MONTH}\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?)?"
+    r"(?:fy\s?)?'?\d{2,4}\b",
+    re.IGNORECASE,
+)
+
+
+def dates_a_named_thing(question: str) -> str | None:
+    """The words where a year only dates the document, paper or plan the question names
+    ("revised on May 2010"), or None. A reader told "Who produced the document revised on
+    May 2011?" answers from the one document in hand, revised May 2010."""
+    years = find_years(question)
+    for match in _DATES_A_THING.finditer(question):
+        if any(match.start() <= year.start < match.end() for year in years):
+            return " ".join(match.group(0).split())
+    return None
+
+
 #: Moving back, the new years and this many before them must be mentioned nowhere: a
 #: report whose text names 2000, 2002 and 2004 (a trend chart's axis) has data for 2003
 #: even when it reports on 2006-2014.
@@ -55,7 +82,7 @@ def determinable(question: str) -> str | None:
 @register_transform
 class TemporalDrift(QuestionTransform):
     name = "temporal_drift"
-    version = 1
+    version = 2
     family = "inferential_impossibility"
     constraints = (NEEDS_TIME, NEEDS_PERIOD)
     axis = EVIDENCE
@@ -67,7 +94,8 @@ class TemporalDrift(QuestionTransform):
         " it never mentions, with none of the 3 years before them either, so no trend"
         " series reaches them), keeping their notation"
         " (FY15, 2015). Not applicable to questions whose shifted form has an answer (the"
-        " first or latest of something, a count of things done in a year)."
+        " first or latest of something, a count of things done in a year), nor where the"
+        ' year only dates what the question names ("the document revised on May 2010").'
     )
     params = {
         "min_gap": Param(1, "fewest years beyond the period the document covers", low=1, high=50),
@@ -117,6 +145,12 @@ class TemporalDrift(QuestionTransform):
         found = coverage(texts)
         if found is None:
             raise NotApplicable("the document's text mentions no year, so its period is unknown")
+        dating = dates_a_named_thing(question)
+        if dating:
+            raise NotApplicable(
+                f"the year only dates what the question names ('{dating}'): moved, it"
+                " still points at the same one, and the answer stays"
+            )
         answered_by = determinable(question)
         if answered_by:
             raise NotApplicable(

@@ -109,3 +109,42 @@ def test_a_page_read_once_is_read_from_the_run_s_cache_after(tmp_path) -> None:
     assert stats["engine_calls"] + stats["disk_hits"] + stats["memory_hits"] == 0
     assert not [r for r in without_figures.readings if r.channel == reading.OCR_FIGURE]
     assert len(list((tmp_path / "ocr" / "pages").glob("*.json"))) == 2
+
+
+def test_a_page_another_worker_is_reading_is_passed_over_until_the_end(tmp_path) -> None:
+    """Two workers start on questions of one document: while the first reads page 1, the
+    second reads the pages after it instead of waiting, then takes page 1 when it is free
+    (here nobody stored it, so it reads it itself)."""
+    import threading
+    import time
+
+    from abstain_build.evidence import reading
+    from abstain_build.evidence.page_cache import page_key
+    from abstain_build.media.locks import keyed_lock
+
+    document = pymupdf.open()
+    for number in range(1, 5):
+        document.new_page().insert_text((72, 72), f"Page {number} reports revenue of {number}0")
+    ocr.configure_ocr_cache(tmp_path / "ocr")
+    kept = tmp_path / "ocr" / "pages"
+    try:
+        first = document[0]
+        key = page_key(first, reading.page_digest(first), reading._settings(True))
+        result: dict = {}
+        with keyed_lock(kept, key):  # another worker is reading page 1
+            worker = threading.Thread(
+                target=lambda: result.update(read=reading.read_document(document, "doc"))
+            )
+            worker.start()
+            deadline = time.monotonic() + 30
+            while len(list(kept.glob("*.json"))) < 3 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            read_meanwhile = len(list(kept.glob("*.json")))
+            assert "read" not in result  # page 1 is still to come
+        worker.join(timeout=30)
+    finally:
+        ocr.configure_ocr_cache(None)
+        reading.forget_documents()
+    assert read_meanwhile == 3
+    assert sorted(result["read"]) == [1, 2, 3, 4]
+    assert "Page 1 reports" in " ".join(r.text for r in result["read"][1].readings)

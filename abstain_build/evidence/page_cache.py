@@ -53,9 +53,14 @@ def cache_dir() -> Path | None:
 
 
 def cached_reading(
-    page: pymupdf.Page, digest: str, settings: dict[str, Any], read: Callable[[], PageReadings]
-) -> PageReadings:
-    """The page's reading from disk, else ``read()`` (once across workers) kept on disk."""
+    page: pymupdf.Page,
+    digest: str,
+    settings: dict[str, Any],
+    read: Callable[[], PageReadings],
+    wait: bool = True,
+) -> PageReadings | None:
+    """The page's reading from disk, else ``read()`` (once across workers) kept on disk.
+    With ``wait=False``, None while another worker is reading the page."""
     directory = cache_dir()
     if directory is None:
         return read()
@@ -63,7 +68,9 @@ def cached_reading(
     found = _load(directory, key)
     if found is not None:
         return found
-    with keyed_lock(directory, key):
+    with keyed_lock(directory, key, wait) as held:
+        if not held:
+            return None
         found = _load(directory, key)  # read by another worker while this one waited
         if found is not None:
             return found

@@ -254,6 +254,15 @@ def read_normalised_page(page: pymupdf.Page, number: int, figures: bool = True) 
 def read_page(document: pymupdf.Document, number: int, figures: bool = True) -> PageReadings:
     """Every reading of page ``number`` (1-based) of ``document``, from the run's page
     cache when another worker or an earlier run read the same page (:mod:`.page_cache`)."""
+    readings = _read_page(document, number, figures, wait=True)
+    assert readings is not None  # waiting always ends with a reading
+    return readings
+
+
+def _read_page(
+    document: pymupdf.Document, number: int, figures: bool, wait: bool
+) -> PageReadings | None:
+    """:func:`read_page`; with ``wait=False``, None while another worker reads the page."""
     digest = page_digest(document[number - 1])
 
     def read() -> PageReadings:
@@ -262,7 +271,7 @@ def read_page(document: pymupdf.Document, number: int, figures: bool = True) -> 
         readings.digest = digest
         return readings
 
-    return cached_reading(document[number - 1], digest, _settings(figures), read)
+    return cached_reading(document[number - 1], digest, _settings(figures), read, wait)
 
 
 def _settings(figures: bool) -> dict[str, object]:
@@ -308,15 +317,25 @@ def read_document(
     document: pymupdf.Document, digest: str, pages: Sequence[int] | None = None
 ) -> dict[int, PageReadings]:
     """Readings of ``pages`` (default: every page) of a document, kept per content digest
-    (the samples of one document share them)."""
+    (the samples of one document share them).
+
+    Pages another worker is reading are passed over and collected at the end: two workers
+    starting on questions of one document split its pages between them instead of the
+    second waiting page by page behind the first."""
     wanted = list(pages) if pages is not None else list(range(1, document.page_count + 1))
     with _documents_lock:
         known = _documents.pop(digest, {})
         _documents[digest] = known
         while len(_documents) > _DOCUMENTS_KEPT:
             _documents.popitem(last=False)
-    missing = [n for n in wanted if n not in known]
-    for number in missing:
+    busy = []
+    for number in [n for n in wanted if n not in known]:
+        readings = _read_page(document, number, figures=True, wait=False)
+        if readings is None:
+            busy.append(number)
+        else:
+            known[number] = readings
+    for number in busy:
         known[number] = read_page(document, number)
     return {n: known[n] for n in wanted}
 

@@ -16,9 +16,12 @@ from pathlib import Path
 
 
 @contextmanager
-def keyed_lock(directory: Path, key: str) -> Iterator[None]:
+def keyed_lock(directory: Path, key: str, wait: bool = True) -> Iterator[bool]:
     """Hold ``directory/.KEY.lock`` exclusively. The caller checks for the result again once
-    inside (another holder may have made it meanwhile) and stores it before leaving."""
+    inside (another holder may have made it meanwhile) and stores it before leaving.
+
+    Yields whether the lock is held: always after waiting, and with ``wait=False`` only
+    when nobody else holds it (a worker then turns to other work and comes back later)."""
     path = directory / f".{key}.lock"
     try:
         import fcntl
@@ -26,11 +29,16 @@ def keyed_lock(directory: Path, key: str) -> Iterator[None]:
         directory.mkdir(parents=True, exist_ok=True)
         handle = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
     except (ImportError, OSError):
-        yield
+        yield True
         return
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
+        fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        os.close(handle)
+        yield False
+        return
+    try:
+        yield True
     finally:
         # The result is on disk by now: whoever comes later finds it before any lock, and a
         # waiter holding the unlinked file finds it too. No lock files pile up.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ from PIL import Image
 from abstain_build import BuildConfig, build
 from abstain_build.errors import ConfigError
 from abstain_build.export import export_dataset, load_built
+from abstain_build.export.shards import write_shards
 
 from .conftest import FIXTURES, SHARED_DATA, read_jsonl, run_cli
 
@@ -127,6 +129,48 @@ def test_shards_follow_the_hub_naming_and_reload_the_same(
     assert len(originals.files) == -(-originals.records // 3) > 1
     assert originals.files[0].endswith(f"original-00000-of-{len(originals.files):05d}.parquet")
     assert_same_as_built(builds["mmmu"], out)
+
+
+def _parquet_row_groups(path: Path) -> list[int]:
+    import pyarrow.parquet as pq
+
+    metadata = pq.ParquetFile(path).metadata
+    return [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+
+
+def test_row_groups_hold_100_rows_so_one_row_reads_little(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    """Reading a row reads its whole row group: a shard was one group of up to 256 MB."""
+    root = tmp_path / "many"
+    root.mkdir()
+    shutil.copyfile(builds["mmmu"] / "manifest.json", root / "manifest.json")
+    shutil.copytree(builds["mmmu"] / "assets", root / "assets")
+    originals = [r for r in read_jsonl(builds["mmmu"] / "data.jsonl") if r["kind"] == "original"]
+    copies = [{**r, "id": f"{r['id']}-{n}"} for n in range(13) for r in originals]
+    (root / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in copies))
+    result = export_dataset(root, tmp_path / "export")
+    (shard,) = result.splits["original"].files
+    assert _parquet_row_groups(tmp_path / "export" / shard) == [100, len(copies) - 100]
+
+
+def test_a_row_group_ends_before_its_images_pass_the_byte_bound(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    """Document pages weigh MBs each: 100 such rows would make a group of hundreds of MB."""
+    import pyarrow.parquet as pq
+
+    records = read_jsonl(builds["mmmu"] / "data.jsonl")
+    bound = max(sum((builds["mmmu"] / p).stat().st_size for p in r["images"]) for r in records)
+    splits, _ = write_shards(records, builds["mmmu"], tmp_path, row_group_bytes=bound)
+    for files in splits.values():
+        (shard,) = files.files
+        parquet = pq.ParquetFile(tmp_path / shard)
+        groups = [parquet.read_row_group(i).to_pylist() for i in range(parquet.num_row_groups)]
+        assert len(groups) > 1 and sum(map(len, groups)) == files.records
+        for rows in groups:
+            size = sum(len(image["bytes"]) for row in rows for image in row["images"])
+            assert size <= bound
 
 
 def test_export_refuses_what_would_lose_or_mix_data(

@@ -733,7 +733,7 @@ def export(
             "--push-to-hub",
             metavar="REPO",
             help="Then upload the folder to this Hub dataset repository (token from"
-            " HF_TOKEN or `huggingface-cli login`).",
+            " HF_TOKEN or `hf auth login`).",
         ),
     ] = None,
     private: Annotated[bool, typer.Option("--private", help="With --push-to-hub.")] = False,

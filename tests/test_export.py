@@ -213,6 +213,12 @@ def test_the_cli_exports_and_says_where_an_upload_failed(
     assert run_cli("export", str(builds["mmmu"]), "--to", str(out)).returncode == 2
 
 
+def test_the_upload_help_names_the_current_login_command() -> None:
+    """`huggingface-cli login` is deprecated: the Hub's CLI is now `hf auth login`."""
+    done = run_cli("export", "--help", env={"COLUMNS": "250"})
+    assert "`hf auth login`" in done.stdout and "huggingface-cli" not in done.stdout
+
+
 @pytest.mark.slow
 @pytest.mark.exhaustive  # test_shared_data reloads a real document build field for field,
 # and the fixture's MMMU build holds images and the card's license the same way

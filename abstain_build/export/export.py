@@ -104,7 +104,7 @@ def load_built(root: Path | str, split: str = "train") -> Any:
 
 def push_to_hub(out: Path | str, repo: str, *, private: bool = False) -> str:
     """Upload an export folder as a dataset repository; the token comes from where
-    ``huggingface_hub`` keeps it (``HF_TOKEN``, or ``huggingface-cli login``)."""
+    ``huggingface_hub`` keeps it (``HF_TOKEN``, or ``hf auth login``)."""
     from huggingface_hub import HfApi
 
     api = HfApi()

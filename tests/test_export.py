@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -68,7 +69,8 @@ def _plain(value: object) -> object:
 
 def assert_nothing_private(root: Path, out: Path) -> None:
     names = {p.relative_to(out).parts[0] for p in out.rglob("*")}
-    assert names <= {"README.md", "data", "documents", "transform_distribution.png"}, names
+    shipped = {"README.md", "data", "documents", "errors.jsonl", "transform_distribution.png"}
+    assert names <= shipped, names
     secrets = [str(root.resolve()).encode(), str(root).encode(), b"/state/", b"manifest.json"]
     for path in out.rglob("*"):
         if path.is_file():
@@ -118,6 +120,22 @@ def test_the_card_carries_the_hub_metadata_and_the_source_license(
     custom = tmp_path / "custom"
     export_dataset(builds["mmmu"], custom, license="mit")
     assert DatasetCard.load(custom / "README.md").data.license == "mit"
+
+
+def _card(out: Path) -> str:
+    return (out / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_file_the_card_names_is_in_the_export(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    """The build card's "Not included" says "see `errors.jsonl`": the export ships it."""
+    out = tmp_path / "export"
+    export_dataset(builds["mmmu"], out)
+    named = set(re.findall(r"`([\w./-]+\.(?:jsonl|json|parquet|png|pdf))`", _card(out)))
+    assert "errors.jsonl" in named
+    assert all((out / name).is_file() for name in named), named
+    assert (out / "errors.jsonl").read_bytes() == (builds["mmmu"] / "errors.jsonl").read_bytes()
 
 
 def test_shards_follow_the_hub_naming_and_reload_the_same(

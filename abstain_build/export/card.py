@@ -42,6 +42,7 @@ def export_card(
     license: str | None,
     has_documents: bool,
     shipped_documents: bool,
+    shipped_errors: bool = False,
 ) -> str:
     source = manifest.get("source") or {}
     dataset = str(source.get("dataset") or "")
@@ -100,6 +101,12 @@ def export_card(
             else " The PDFs are not included (`document` is null): `images` holds the"
             " evidence pages a model is shown."
             if documents
+            else ""
+        )
+        + (
+            " `errors.jsonl` lists the source records that failed, entirely or in part, with"
+            " the stage and the reason."
+            if shipped_errors
             else ""
         ),
         f"The source's license applies: {chosen}.",

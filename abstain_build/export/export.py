@@ -12,6 +12,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..pipeline.assets import atomic_write
 from ..pipeline.card import CHART_FILE
+from ..pipeline.output import ERRORS_FILE
 from ..scoring.items import data_records
 from .card import export_card
 from .shards import SplitFiles, write_shards
@@ -68,6 +69,11 @@ def export_dataset(
         (root / "README.md").read_text(encoding="utf-8") if (root / "README.md").is_file() else ""
     )
     copied = documents_written.count
+    # The build card's "Not included" points at errors.jsonl: ship it (its reasons name
+    # the source's files relative to the source's folder).
+    shipped_errors = (root / ERRORS_FILE).is_file()
+    if shipped_errors:
+        shutil.copyfile(root / ERRORS_FILE, out / ERRORS_FILE)
     card = export_card(
         manifest,
         splits,
@@ -75,6 +81,7 @@ def export_dataset(
         license,
         has_documents=documents_written.referenced,
         shipped_documents=copied > 0,
+        shipped_errors=shipped_errors,
     )
     atomic_write(out / "README.md", card.encode("utf-8"))
     if (root / CHART_FILE).is_file():

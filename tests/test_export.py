@@ -126,6 +126,55 @@ def _card(out: Path) -> str:
     return (out / "README.md").read_text(encoding="utf-8")
 
 
+def _blocks(card: str, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", card, flags=re.DOTALL)
+
+
+def test_the_card_dataset_info_is_what_datasets_measures_of_the_shards(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    from datasets import load_dataset_builder
+    from datasets.info import DatasetInfosDict
+    from huggingface_hub import DatasetCard
+
+    from abstain_build.export.shards import export_features
+
+    out = tmp_path / "export"
+    export_dataset(builds["mmlongbench-doc"], out)
+    card = DatasetCard.load(out / "README.md")
+    info = DatasetInfosDict.from_dataset_card_data(card.data)["default"]
+    assert info.features == export_features()
+    measured = load_dataset_builder("parquet", data_dir=str(out), cache_dir=str(tmp_path / "c"))
+    measured.download_and_prepare()
+    assert list(info.splits) == ["original", "counterpart"]
+    for name, split in info.splits.items():
+        expected = measured.info.splits[name]
+        assert (split.num_examples, split.num_bytes) == (expected.num_examples, expected.num_bytes)
+    assert info.download_size == measured.info.download_size
+    assert info.dataset_size == sum(split.num_bytes for split in measured.info.splits.values())
+
+
+def test_the_card_describes_every_column_says_evaluation_only_and_how_to_cite(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    from abstain_build.export.shards import export_features
+
+    out = tmp_path / "export"
+    export_dataset(builds["mmmu"], out)
+    card = _card(out)
+    fields = card[card.index("## Fields") :]
+    described = re.findall(r"^\| `(\w+)` \| `([^`]+)` \| (.+) \|$", fields, flags=re.MULTILINE)
+    assert [name for name, _, _ in described] == list(export_features())
+    assert dict((name, kind) for name, kind, _ in described)["images"] == "list<image>"
+    assert all(meaning.strip() for _, _, meaning in described)
+    assert "Not for training" in card
+    (bibtex,) = _blocks(card, "bibtex")
+    assert bibtex.count("{") == bibtex.count("}") and bibtex.count("@misc{") == 2
+    assert "@misc{mmmu_abstention_counterparts_abstain_build," in bibtex
+    assert "Knowing When Not to Answer: Evaluating Abstention in Multimodal" in bibtex
+    assert "{{mmmu abstention counterparts (abstain-build)}}" in bibtex
+
+
 def test_every_file_the_card_names_is_in_the_export(
     builds: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -768,6 +768,7 @@ def export(
                 license=license,
                 documents=documents,
                 overwrite=overwrite,
+                repo=push_to_hub,
             )
     except ConfigError as exc:
         raise _fail(str(exc)) from None

@@ -187,6 +187,47 @@ def test_every_file_the_card_names_is_in_the_export(
     assert (out / "errors.jsonl").read_bytes() == (builds["mmmu"] / "errors.jsonl").read_bytes()
 
 
+def test_the_cards_loading_example_runs_against_the_export(
+    builds: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datasets
+
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    export_dataset(builds["mmlongbench-doc"], Path("runs") / "hub")
+    card = _card(tmp_path / "runs" / "hub")
+    (example,) = _blocks(card, "python")
+    assert 'load_dataset("parquet", data_dir="runs/hub")' in example
+    scope: dict[str, object] = {}
+    exec(example, scope)
+    assert set(scope["ds"]) == {"original", "counterpart"}
+    assert isinstance(scope["ds"]["counterpart"][0]["images"][0], Image.Image)
+
+
+def test_a_card_for_the_hub_loads_from_the_repository(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    export_dataset(builds["mmmu"], tmp_path / "hub", repo="someone/abstain")
+    card = _card(tmp_path / "hub")
+    (example,) = _blocks(card, "python")
+    assert 'ds = load_dataset("someone/abstain")' in example and "PATH_OR_REPO" not in card
+    assert r"howpublished = {\url{https://huggingface.co/datasets/someone/abstain}}" in card
+
+
+def test_an_export_is_the_same_bytes_wherever_it_is_made(
+    builds: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copies = []
+    for where in ("first", "second/deeper"):
+        (tmp_path / where).mkdir(parents=True)
+        monkeypatch.chdir(tmp_path / where)
+        export_dataset(builds["mmlongbench-doc"], Path("hub"))
+        files = sorted(p for p in Path("hub").rglob("*") if p.is_file())
+        copies.append({str(p): p.read_bytes() for p in files})
+    assert copies[0] == copies[1]
+    assert str(tmp_path).encode() not in copies[0]["hub/README.md"]
+
+
 def test_shards_follow_the_hub_naming_and_reload_the_same(
     builds: dict[str, Path], tmp_path: Path
 ) -> None:

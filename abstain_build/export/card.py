@@ -8,6 +8,7 @@ Apache-2.0, MMLongBench-Doc CC BY-NC 4.0; a generic source takes ``--license`` (
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .citation import METHOD_BIBTEX, dataset_bibtex
@@ -75,6 +76,14 @@ def hub_metadata(
     return data.to_yaml()
 
 
+def loading_call(repo: str | None, local: str) -> str:
+    """The ``load_dataset`` call that opens this export: from the Hub when it is pushed
+    there, else from ``local`` (its folder)."""
+    if repo:
+        return f"load_dataset({json.dumps(repo)})"
+    return f'load_dataset("parquet", data_dir={json.dumps(local)})'
+
+
 def export_card(
     manifest: dict[str, Any],
     splits: dict[str, SplitFiles],
@@ -84,9 +93,11 @@ def export_card(
     shipped_documents: bool,
     *,
     repo: str | None = None,
+    local: str = ".",
     shipped_errors: bool = False,
 ) -> str:
-    """The export's README.md. ``repo``: the Hub dataset it is pushed to."""
+    """The export's README.md. ``repo``: the Hub dataset it is pushed to; ``local``: its
+    folder, as the loading example names it when it is not pushed."""
     source = manifest.get("source") or {}
     dataset = str(source.get("dataset") or "")
     known_license, hub_id = SOURCES.get(dataset, ("unknown", None))
@@ -119,11 +130,13 @@ def export_card(
         "",
         "```python",
         "from datasets import load_dataset",
-        'ds = load_dataset("PATH_OR_REPO")',
+        "",
+        f"ds = {loading_call(repo, local)}",
         'ds["counterpart"][0]["images"][0]  # a PIL image',
         "```",
         "",
-        "`images` holds the images (or the evidence pages) each item shows, as image bytes."
+        ("" if repo else "The path is relative to the folder the export ran from. ")
+        + "`images` holds the images (or the evidence pages) each item shows, as image bytes."
         + (
             " `document` is the path of the item's PDF under `documents/` (each PDF is stored"
             " once, not once per record)."

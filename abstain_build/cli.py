@@ -733,7 +733,7 @@ def export(
             "--push-to-hub",
             metavar="REPO",
             help="Then upload the folder to this Hub dataset repository (token from"
-            " HF_TOKEN or `huggingface-cli login`).",
+            " HF_TOKEN or `hf auth login`).",
         ),
     ] = None,
     private: Annotated[bool, typer.Option("--private", help="With --push-to-hub.")] = False,
@@ -768,6 +768,7 @@ def export(
                 license=license,
                 documents=documents,
                 overwrite=overwrite,
+                repo=push_to_hub,
             )
     except ConfigError as exc:
         raise _fail(str(exc)) from None

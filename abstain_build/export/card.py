@@ -1,4 +1,5 @@
-"""The exported dataset's card: Hub metadata in YAML, then the build's own card.
+"""The exported dataset's card: Hub metadata in YAML, then the build's own card, how to
+load it, every field, and how to cite it.
 
 The license is the source's (a derived dataset keeps its source's terms): MMMU is
 Apache-2.0, MMLongBench-Doc CC BY-NC 4.0; a generic source takes ``--license`` (else
@@ -7,9 +8,12 @@ Apache-2.0, MMLongBench-Doc CC BY-NC 4.0; a generic source takes ``--license`` (
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from .shards import DATA_DIR, SPLITS, SplitFiles
+from .citation import METHOD_BIBTEX, dataset_bibtex
+from .columns import columns_table
+from .shards import DATA_DIR, SPLITS, SplitFiles, export_features
 
 #: source dataset name -> (license, Hub id of the source)
 SOURCES = {
@@ -31,8 +35,53 @@ def size_category(n: int) -> str:
     return "100K<n<1M" if n < 1_000_000 else "n>1M"
 
 
-def _yaml_list(key: str, values: list[str]) -> list[str]:
-    return [f"{key}:", *(f"- {value}" for value in values)]
+def hub_metadata(
+    splits: dict[str, SplitFiles], license: str, tasks: list[str], pretty: str, source: str | None
+) -> str:
+    """The card's YAML, written as ``datasets`` writes it on ``push_to_hub``: the Hub fields,
+    ``dataset_info`` (the features of the shards as written, each split's ``num_examples``
+    and ``num_bytes``) and one config whose splits point at the shards."""
+    from datasets import DatasetInfo, SplitDict, SplitInfo
+    from datasets.info import DatasetInfosDict
+    from huggingface_hub import DatasetCardData
+
+    total = sum(files.records for files in splits.values())
+    data = DatasetCardData(
+        license=license,
+        pretty_name=pretty,
+        task_categories=tasks,
+        language=["en"],
+        size_categories=[size_category(total)],
+        tags=["abstention", "unanswerable-questions", "multimodal", "benchmark", "abstain-build"],
+        source_datasets=[source] if source else None,
+    )
+    sizes = SplitDict()
+    for files in splits.values():
+        sizes.add(SplitInfo(name=files.name, num_bytes=files.num_bytes, num_examples=files.records))
+    info = DatasetInfo(
+        features=export_features(),
+        splits=sizes,
+        download_size=sum(files.file_bytes for files in splits.values()),
+        dataset_size=sum(files.num_bytes for files in splits.values()),
+    )
+    DatasetInfosDict({"default": info}).to_dataset_card_data(data)
+    data["configs"] = [
+        {
+            "config_name": "default",
+            "data_files": [
+                {"split": name, "path": f"{DATA_DIR}/{name}-*.parquet"} for name in splits
+            ],
+        }
+    ]
+    return data.to_yaml()
+
+
+def loading_call(repo: str | None, local: str) -> str:
+    """The ``load_dataset`` call that opens this export: from the Hub when it is pushed
+    there, else from ``local`` (its folder)."""
+    if repo:
+        return f"load_dataset({json.dumps(repo)})"
+    return f'load_dataset("parquet", data_dir={json.dumps(local)})'
 
 
 def export_card(
@@ -42,35 +91,21 @@ def export_card(
     license: str | None,
     has_documents: bool,
     shipped_documents: bool,
+    *,
+    repo: str | None = None,
+    local: str = ".",
+    shipped_errors: bool = False,
 ) -> str:
+    """The export's README.md. ``repo``: the Hub dataset it is pushed to; ``local``: its
+    folder, as the loading example names it when it is not pushed."""
     source = manifest.get("source") or {}
     dataset = str(source.get("dataset") or "")
     known_license, hub_id = SOURCES.get(dataset, ("unknown", None))
     chosen = license or known_license
     documents = has_documents
     tasks = ["visual-question-answering"] + (["document-question-answering"] if documents else [])
-    total = sum(files.records for files in splits.values())
     pretty = f"{dataset or 'custom'} abstention counterparts (abstain-build)"
-    lines = [
-        "---",
-        f"license: {chosen}",
-        f"pretty_name: {pretty}",
-        *_yaml_list("task_categories", tasks),
-        *_yaml_list("language", ["en"]),
-        *_yaml_list("size_categories", [size_category(total)]),
-        *_yaml_list(
-            "tags",
-            ["abstention", "unanswerable-questions", "multimodal", "benchmark", "abstain-build"],
-        ),
-        *(_yaml_list("source_datasets", [hub_id]) if hub_id else []),
-        "configs:",
-        "- config_name: default",
-        "  data_files:",
-    ]
-    for name in SPLITS:
-        if name in splits:
-            lines += [f"  - split: {name}", f"    path: {DATA_DIR}/{name}-*.parquet"]
-    lines += ["---", ""]
+    lines = ["---", hub_metadata(splits, chosen, tasks, pretty, hub_id), "---", ""]
     body = _body(built_card)
     rows = [
         f"| `{name}` | {splits[name].records} | {DESCRIPTIONS[name]} |"
@@ -80,6 +115,13 @@ def export_card(
     lines += [
         body.rstrip(),
         "",
+        "## Intended use",
+        "",
+        "For evaluating whether a model abstains when the evidence does not support an"
+        " answer. Not for training: a model trained on these items learns the edits that"
+        " made them (masks, blur, rewritten phrasing) rather than when evidence is missing,"
+        " and the benchmark stops measuring anything for it.",
+        "",
         "## Files and loading",
         "",
         "| split | records | holds |",
@@ -88,11 +130,13 @@ def export_card(
         "",
         "```python",
         "from datasets import load_dataset",
-        'ds = load_dataset("PATH_OR_REPO")',
+        "",
+        f"ds = {loading_call(repo, local)}",
         'ds["counterpart"][0]["images"][0]  # a PIL image',
         "```",
         "",
-        "`images` holds the images (or the evidence pages) each item shows, as image bytes."
+        ("" if repo else "The path is relative to the folder the export ran from. ")
+        + "`images` holds the images (or the evidence pages) each item shows, as image bytes."
         + (
             " `document` is the path of the item's PDF under `documents/` (each PDF is stored"
             " once, not once per record)."
@@ -101,8 +145,29 @@ def export_card(
             " evidence pages a model is shown."
             if documents
             else ""
+        )
+        + (
+            " `errors.jsonl` lists the source records that failed, entirely or in part, with"
+            " the stage and the reason."
+            if shipped_errors
+            else ""
         ),
         f"The source's license applies: {chosen}.",
+        "",
+        "## Fields",
+        "",
+        *columns_table(export_features()),
+        "",
+        "## Citation",
+        "",
+        "Cite the dataset and the paper that describes the method that built it"
+        + (f" (and the source dataset, `{hub_id}`):" if hub_id else ":"),
+        "",
+        "```bibtex",
+        dataset_bibtex(pretty, hub_id, repo),
+        "",
+        METHOD_BIBTEX,
+        "```",
         "",
     ]
     return "\n".join(lines)

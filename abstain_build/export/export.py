@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from typing import Any
 from ..errors import ConfigError
 from ..pipeline.assets import atomic_write
 from ..pipeline.card import CHART_FILE
+from ..pipeline.output import ERRORS_FILE
 from ..scoring.items import data_records
 from .card import export_card
 from .shards import SplitFiles, write_shards
@@ -37,9 +39,11 @@ def export_dataset(
     license: str | None = None,
     documents: str = "auto",
     overwrite: bool = False,
+    repo: str | None = None,
 ) -> ExportResult:
     """Export the build in ``root`` to ``out`` (refused if ``out`` holds anything, unless
-    ``overwrite``). The output never holds ``state/`` or an absolute path.
+    ``overwrite``). The output never holds ``state/`` or an absolute path. ``repo``: the Hub
+    dataset it will be pushed to, which the card's loading example then names.
 
     ``documents``: ``full`` ships each PDF, ``none`` ships none (``images`` holds the
     evidence pages), ``auto`` ships them unless the build's context is the evidence
@@ -68,6 +72,11 @@ def export_dataset(
         (root / "README.md").read_text(encoding="utf-8") if (root / "README.md").is_file() else ""
     )
     copied = documents_written.count
+    # The build card's "Not included" points at errors.jsonl: ship it (its reasons name
+    # the source's files relative to the source's folder).
+    shipped_errors = (root / ERRORS_FILE).is_file()
+    if shipped_errors:
+        shutil.copyfile(root / ERRORS_FILE, out / ERRORS_FILE)
     card = export_card(
         manifest,
         splits,
@@ -75,11 +84,24 @@ def export_dataset(
         license,
         has_documents=documents_written.referenced,
         shipped_documents=copied > 0,
+        repo=repo,
+        local=local_name(out),
+        shipped_errors=shipped_errors,
     )
     atomic_write(out / "README.md", card.encode("utf-8"))
     if (root / CHART_FILE).is_file():
         shutil.copyfile(root / CHART_FILE, out / CHART_FILE)
     return ExportResult(out, splits, copied, time.perf_counter() - started)
+
+
+def local_name(out: Path) -> str:
+    """``out`` as seen from the current folder, never absolute: the card names it in its
+    loading example, and an absolute path would carry this machine's folders (a user name)
+    onto the Hub and make two exports of one build differ."""
+    try:
+        return Path(os.path.relpath(out.resolve(), Path.cwd().resolve())).as_posix()
+    except ValueError:  # another drive (Windows): no relative path exists
+        return out.name
 
 
 def load_built(root: Path | str, split: str = "train") -> Any:
@@ -104,7 +126,7 @@ def load_built(root: Path | str, split: str = "train") -> Any:
 
 def push_to_hub(out: Path | str, repo: str, *, private: bool = False) -> str:
     """Upload an export folder as a dataset repository; the token comes from where
-    ``huggingface_hub`` keeps it (``HF_TOKEN``, or ``huggingface-cli login``)."""
+    ``huggingface_hub`` keeps it (``HF_TOKEN``, or ``hf auth login``)."""
     from huggingface_hub import HfApi
 
     api = HfApi()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,12 @@ from ..schema import record_kind
 SPLITS = ("original", "counterpart", "answer_changed")
 #: A shard is cut when its images reach this many bytes (or ``shard_size`` records).
 SHARD_BYTES = 256 * 1024 * 1024
+#: A row group is cut at this many rows or images of this many bytes, whichever comes first.
+#: Reading one row reads its whole row group, so the Hub viewer and ``load_dataset(...,
+#: streaming=True)`` want them small: ``datasets`` wrote 100 rows per group for image
+#: datasets and now aims at 100 MB per group; a page-heavy record makes the byte bound bite.
+ROW_GROUP_ROWS = 100
+ROW_GROUP_BYTES = 100 * 1024 * 1024
 DATA_DIR = "data"
 DOCUMENTS_DIR = "documents"
 
@@ -56,6 +62,10 @@ class SplitFiles:
     files: list[str] = field(default_factory=list)
     records: int = 0
     image_bytes: int = 0
+    #: The split's size in memory (Arrow), as ``datasets`` measures it for ``num_bytes``.
+    num_bytes: int = 0
+    #: The parquet files' size on disk (the card's ``download_size`` sums them).
+    file_bytes: int = 0
 
 
 class DocumentCopies:
@@ -90,6 +100,38 @@ class DocumentCopies:
         return self._copied[document]
 
 
+def _image_size(row: dict[str, Any]) -> int:
+    return sum(len(image["bytes"]) for image in row["images"])
+
+
+def row_groups(
+    rows: list[dict[str, Any]], max_rows: int, max_bytes: int
+) -> Iterator[list[dict[str, Any]]]:
+    """``rows`` in consecutive groups of at most ``max_rows`` rows whose images stay under
+    ``max_bytes`` (a group always takes at least one row)."""
+    group: list[dict[str, Any]] = []
+    size = 0
+    for row in rows:
+        row_size = _image_size(row)
+        if group and (len(group) >= max_rows or size + row_size > max_bytes):
+            yield group
+            group, size = [], 0
+        group.append(row)
+        size += row_size
+    if group:
+        yield group
+
+
+def arrow_bytes(path: Path) -> int:
+    """A parquet file's size once read into memory, row group by row group, which is how
+    ``datasets`` loads it and measures a split's ``num_bytes`` (the table as written can be a
+    few bytes smaller: Arrow adds buffers when it reads)."""
+    import pyarrow.parquet as pq
+
+    parquet = pq.ParquetFile(path)
+    return sum(parquet.read_row_group(i).nbytes for i in range(parquet.num_row_groups))
+
+
 def _row(record: dict[str, Any], root: Path, documents: DocumentCopies) -> dict[str, Any]:
     row = dict(record)
     row["images"] = [
@@ -106,9 +148,13 @@ def write_shards(
     out: Path,
     shard_size: int | None = None,
     ship_documents: bool = True,
+    *,
+    row_group_rows: int = ROW_GROUP_ROWS,
+    row_group_bytes: int = ROW_GROUP_BYTES,
 ) -> tuple[dict[str, SplitFiles], DocumentCopies]:
     """Write ``OUT/data/<split>-NNNNN-of-MMMMM.parquet`` (one pass, one shard per split in
-    memory); returns the splits and the documents (copied, or only referenced)."""
+    memory, row groups of ``row_group_rows`` rows or ``row_group_bytes`` of images); returns
+    the splits and the documents (copied, or only referenced)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -129,14 +175,19 @@ def write_shards(
             return
         files = splits.setdefault(split, SplitFiles(split))
         name = f"{DATA_DIR}/{split}-{len(files.files):05d}.parquet"
-        table = pa.Table.from_pylist([features.encode_example(r) for r in rows], schema=schema)
-        pq.write_table(table, out / name)
+        with pq.ParquetWriter(out / name, schema) as writer:
+            for group in row_groups(rows, row_group_rows, row_group_bytes):
+                encoded = [features.encode_example(row) for row in group]
+                table = pa.Table.from_pylist(encoded, schema=schema)
+                writer.write_table(table, row_group_size=len(group))
+        files.num_bytes += arrow_bytes(out / name)
+        files.file_bytes += (out / name).stat().st_size
         files.files.append(name)
 
     for record in records:
         split = split_of(record)
         row = _row(record, root, documents)
-        size = sum(len(image["bytes"]) for image in row["images"])
+        size = _image_size(row)
         files = splits.setdefault(split, SplitFiles(split))
         files.records += 1
         files.image_bytes += size

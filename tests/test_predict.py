@@ -128,6 +128,23 @@ def test_a_failed_item_is_asked_again_on_resume_and_nothing_twice(
     assert len(ids) == len(set(ids)) == len(asked(built))
 
 
+def test_a_model_that_answers_in_prose_stops_predict_and_keeps_what_was_answered(
+    built: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    good = reply(json.dumps({"explanation": "read off the chart", "answer": "A"}))
+    server.push(*[good] * 4)  # the first batch (4 items at --concurrency 1) is answered
+    server.responder = lambda received: reply("I would [rather] describe the picture in prose.")
+    out = tmp_path / "pred.jsonl"
+    spec = f"openai:chatty@{server.openai_url}"
+    done = run_cli("predict", str(built), "--model", spec, "-o", str(out), "--concurrency", "1")
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: stopped: {spec} cannot be used: 5 replies in a row")
+    assert 'the last: "I would [rather] describe the picture in prose."' in last
+    assert len(server.requests) == 4 + 5  # the next item's three asks, then two: no more
+    assert len(read_jsonl(out)) == 4  # what was answered stays; a re-run asks the rest
+
+
 def test_unverified_counterparts_are_left_out_unless_asked_for(
     tmp_path: Path, server: ModelServer
 ) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError, InputError, RunStopped
 from .backends import Backend, make_backend, shorten
 from .cache import Reply, ReplyCache, cache_key
 from .errors import CallFailure
@@ -299,6 +299,19 @@ class ModelClient:
         return tally.result(
             self.label, request.purpose, ok=False, error=message, kind=kind, status=status
         )
+
+
+def stop_if_unusable(clients: Iterable[ModelClient | None]) -> None:
+    """``RunStopped`` when a client has a fatal error: every later request would fail the
+    same way (a refused key, an unknown model, replies never in the format asked for), so a
+    command stops rather than record a failure, or fall back to a heuristic, per item. What
+    it has written stays; the same command resumes."""
+    for client in clients:
+        if client is not None and client.fatal_error:
+            raise RunStopped(
+                f"{client.label} cannot be used: {client.fatal_error}."
+                " Fix the model settings and re-run the same command to resume."
+            )
 
 
 #: Statuses that say "later" by definition: the same body twice is still worth a wait.

@@ -1,7 +1,8 @@
 """The ``abstain-build`` command: a thin layer over the Python API.
 
 Exit codes: 0 all went through; 1 the run finished but some samples failed (see
-errors.jsonl); 2 the run could not start (bad flags, config, source or output folder).
+errors.jsonl); 2 the run could not start (bad flags, config, source or output folder) or
+was stopped (a model that cannot be used: a refused key, replies never in the format).
 """
 
 # No ``from __future__ import annotations`` here: Typer reads every command's signature
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -95,6 +97,16 @@ MinValidityOption = Annotated[
         " 0.85 with offline QC; with --qc judges only when given; 0: off).",
     ),
 ]
+MaxUnusableOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-unusable-replies",
+        min=0,
+        metavar="N",
+        help="Stop (exit 2, quoting the last reply) after N model replies in a row that are"
+        " not in the format asked for; what was written stays (default 5; 0: never stop).",
+    ),
+]
 LedgerOption = Annotated[
     list[Path] | None,
     typer.Option(
@@ -105,8 +117,16 @@ LedgerOption = Annotated[
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    # Escaped: a message may quote a model's reply, whose "[...]" is not markup.
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     return typer.Exit(code)
+
+
+def _unusable_limit(value: int | None) -> int:
+    """``--max-unusable-replies``, or the model client's default."""
+    from .models.unusable import DEFAULT_LIMIT
+
+    return DEFAULT_LIMIT if value is None else value
 
 
 def _split_names(value: str | None) -> list[str] | None:
@@ -200,6 +220,7 @@ def transform(
     model_timeout: Annotated[
         float | None, typer.Option(help="Seconds per model call attempt (default 120).")
     ] = None,
+    max_unusable_replies: MaxUnusableOption = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N source records.")] = None,
     max_pixels: Annotated[
         int | None, typer.Option(help="Refuse images/pages above this many pixels (default 64M).")
@@ -279,6 +300,7 @@ def transform(
         "judges": judge or None,
         "model_concurrency": concurrency,
         "model_timeout": model_timeout,
+        "max_unusable_replies": max_unusable_replies,
         "limit": limit,
         "max_pixels": max_pixels,
         "dpi": dpi,
@@ -441,6 +463,7 @@ def qc(
         int, typer.Option(help="Model calls in flight at once, over both judges.")
     ] = 4,
     model_timeout: Annotated[float, typer.Option(help="Seconds per model call attempt.")] = 120.0,
+    max_unusable_replies: MaxUnusableOption = None,
     redo: Annotated[
         bool, typer.Option("--redo", help="Judge every item again (the reply cache still holds).")
     ] = False,
@@ -466,6 +489,7 @@ def qc(
         cache_path=out_dir / "state" / "models.sqlite",
         concurrency=max(1, concurrency // len(names)),  # each judge its share
         timeout=model_timeout,
+        max_unusable_replies=_unusable_limit(max_unusable_replies),
     )
     try:
         _registry(_plugins(plugin))  # a plugin may register judges
@@ -608,6 +632,7 @@ def predict(
     model_timeout: Annotated[
         float, typer.Option("--model-timeout", min=1, help="Seconds per call attempt.")
     ] = 120.0,
+    max_unusable_replies: MaxUnusableOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
     progress_every: ProgressEveryOption = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
@@ -636,7 +661,11 @@ def predict(
         model = None  # the anchors make no call
     elif model is None:
         raise _fail("--model is required (only the anchors' baselines run without one)")
-    options = ClientOptions(timeout=model_timeout, concurrency=concurrency)
+    options = ClientOptions(
+        timeout=model_timeout,
+        concurrency=concurrency,
+        max_unusable_replies=_unusable_limit(max_unusable_replies),
+    )
     if model is not None:
         problem = probe_model(model, options, "--model", images=True)
         if problem:
@@ -669,6 +698,8 @@ def predict(
                 )
         except ConfigError as exc:
             raise _fail(str(exc)) from None
+        except RunStopped as exc:
+            raise _fail(f"stopped: {exc}") from None
         skipped = ", ".join(f"{n} {status}" for status, n in sorted(result.skipped.items()))
         cost = result.summary.get("cost_usd")
         err.print(
@@ -1206,6 +1237,7 @@ def classify(
         Path | None,
         typer.Option("--cache", help="SQLite file for the model's replies (default: none)."),
     ] = None,
+    max_unusable_replies: MaxUnusableOption = None,
     progress_every: ProgressEveryOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
@@ -1213,9 +1245,10 @@ def classify(
     """Classify each question for routing: image dependency or evidence type, and the mix.
 
     Reads question-only files too (no images or documents needed). Exit 1 when some
-    records have no question (listed as unreadable), 2 when the source cannot be read.
+    records have no question (listed as unreadable), 2 when the source cannot be read or
+    the model cannot be used.
     """
-    from .models import ClientOptions, ModelClient
+    from .models import ClientOptions, ModelClient, stop_if_unusable
     from .progress import PhaseProgress
     from .routing.classify import AXIS_CLASSES, EVIDENCE, Distribution, classify_source
     from .routing.questions import iter_questions
@@ -1229,18 +1262,20 @@ def classify(
             # The model sees a record's images when it has them: it must take images then.
             first = next(iter(iter_questions(source, format, limit=1)), None)
             shows_images = bool(first and first.images and first.axis != EVIDENCE)
-            problem = probe_model(
-                llm, ClientOptions(cache_path=cache), "--llm", images=shows_images
+            options = ClientOptions(
+                cache_path=cache, max_unusable_replies=_unusable_limit(max_unusable_replies)
             )
+            problem = probe_model(llm, options, "--llm", images=shows_images)
             if problem:  # not a quiet fallback to the heuristic on every record
                 raise ConfigError(problem)
-            client = ModelClient(llm, ClientOptions(cache_path=cache))
+            client = ModelClient(llm, options)
         distribution = Distribution()
         rows = []
         with PhaseProgress(err, quiet=quiet, every=progress_every) as report:
             for done, item in enumerate(
                 classify_source(source, format, limit=limit, llm=client), start=1
             ):
+                stop_if_unusable([client])  # not a heuristic fallback on every later record
                 distribution.add(item)
                 if as_json:
                     print(json.dumps(item.to_json(), ensure_ascii=False), flush=True)
@@ -1249,6 +1284,8 @@ def classify(
                 report(done, limit, "classify")
     except ConfigError as exc:
         raise _fail(str(exc)) from None
+    except RunStopped as exc:
+        raise _fail(f"stopped: {exc}") from None
     except Exception as exc:
         if debug:
             raise

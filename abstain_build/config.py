@@ -19,7 +19,9 @@ from .media.pdf import DEFAULT_DPI
 ROUTING_MODES = ("auto", "none")
 
 #: Settings that do not change what is written, so a resumed run may differ in them.
-NOT_FINGERPRINTED = frozenset({"out", "workers", "overwrite", "model_concurrency", "model_timeout"})
+NOT_FINGERPRINTED = frozenset(
+    {"out", "workers", "overwrite", "model_concurrency", "model_timeout", "max_unusable_replies"}
+)
 
 
 @dataclass
@@ -44,6 +46,8 @@ class BuildConfig:
     llm: str | None = None
     model_concurrency: int = 4  # model calls in flight at once, over all workers
     model_timeout: float = 120.0  # seconds per HTTP attempt
+    #: Model replies in a row not in the format asked for before the run stops (0: never).
+    max_unusable_replies: int = 5
     #: Verification: "offline" (the offline reference judges), "judges" (the ``judges``
     #: given), "none" (structural checks only). None: "judges" if judges are given.
     qc: str | None = None
@@ -88,6 +92,8 @@ class BuildConfig:
             raise ConfigError("model_concurrency must be at least 1")
         if self.model_timeout <= 0:
             raise ConfigError("model_timeout must be positive")
+        if self.max_unusable_replies < 0:
+            raise ConfigError("max_unusable_replies must be zero (never stop) or more")
         if self.llm is not None:
             from .models.spec import parse_spec
 

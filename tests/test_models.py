@@ -355,6 +355,48 @@ def test_never_parseable_gives_a_failure_with_the_raw_reply(server: ModelServer)
         result.unwrap()
 
 
+def test_unusable_replies_in_a_row_stop_the_client_with_the_last_one_quoted(
+    server: ModelServer, tmp_path: Path
+) -> None:
+    server.responder = lambda _: reply("Forty-two,\n probably. " + "Let me explain why. " * 20)
+    cache = tmp_path / "models.sqlite"
+    client = make_client(server, cache_path=cache)  # 3 asks per request, 5 unusable in a row
+    first = client.ask(ask("one"), parse_answer)
+    assert first.kind == "unparseable" and client.fatal_error is None
+    second = client.ask(ask("two"), parse_answer)
+    assert second.kind == "unusable" and len(server.requests) == 5
+    assert second.error == client.fatal_error
+    assert client.fatal_error.startswith(
+        '5 replies in a row were not in the format asked for; the last: "Forty-two, probably.'
+    )
+    assert '..." (Expecting value' in client.fatal_error  # shortened, with the parse error
+    later = client.ask(ask("three"), parse_answer)
+    assert later.kind == "fatal" and len(server.requests) == 5  # no call after the stop
+
+    # Replies from the cache are not counted: a fixed server is asked again on a resume.
+    server.responder = lambda _: reply('{"answer": 3}')
+    resumed = make_client(server, cache_path=cache)
+    assert resumed.ask(ask("one"), parse_answer).kind == "unparseable"  # all three cached
+    assert resumed.ask(ask("two"), parse_answer).value == 3  # two cached, the third fresh
+    assert resumed.fatal_error is None and len(server.requests) == 6
+
+
+def test_a_usable_reply_starts_the_count_again_and_zero_never_stops(server: ModelServer) -> None:
+    prose, good = reply("Sure! Here it is."), reply('{"answer": 1}')
+    server.push(*[prose] * 4, good, *[prose] * 5)
+    client = make_client(server, max_reasks=0)
+    results = [client.ask(ask(f"q{n}"), parse_answer) for n in range(10)]
+    assert [r.kind for r in results[:9]] == ["unparseable"] * 4 + [None] + ["unparseable"] * 4
+    assert results[9].kind == "unusable" and "Sure! Here it is." in (client.fatal_error or "")
+
+    server.responder = lambda _: prose
+    patient = make_client(server, max_reasks=0, max_unusable_replies=0)
+    assert all(patient.ask(ask(f"p{n}"), parse_answer).kind == "unparseable" for n in range(7))
+    assert patient.fatal_error is None
+    with pytest.raises(ConfigError, match="max_unusable_replies"):
+        ClientOptions(max_unusable_replies=-1)
+
+
 def test_unusable_image_fails_without_a_call(server: ModelServer) -> None:
     result = make_client(server).ask(ask(images=(b"not an image",)))
     assert not result.ok and result.kind == "input" and server.requests == []

@@ -128,6 +128,23 @@ def test_a_failed_item_is_asked_again_on_resume_and_nothing_twice(
     assert len(ids) == len(set(ids)) == len(asked(built))
 
 
+def test_a_model_that_answers_in_prose_stops_predict_and_keeps_what_was_answered(
+    built: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    good = reply(json.dumps({"explanation": "read off the chart", "answer": "A"}))
+    server.push(*[good] * 4)  # the first batch (4 items at --concurrency 1) is answered
+    server.responder = lambda received: reply("I would [rather] describe the picture in prose.")
+    out = tmp_path / "pred.jsonl"
+    spec = f"openai:chatty@{server.openai_url}"
+    done = run_cli("predict", str(built), "--model", spec, "-o", str(out), "--concurrency", "1")
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: stopped: {spec} cannot be used: 5 replies in a row")
+    assert 'the last: "I would [rather] describe the picture in prose."' in last
+    assert len(server.requests) == 4 + 5  # the next item's three asks, then two: no more
+    assert len(read_jsonl(out)) == 4  # what was answered stays; a re-run asks the rest
+
+
 def test_unverified_counterparts_are_left_out_unless_asked_for(
     tmp_path: Path, server: ModelServer
 ) -> None:
@@ -166,3 +183,89 @@ def test_the_cli_predicts_resumes_and_refuses_unknown_conditions(
     assert again.returncode == 0 and ": 0 of 0 asked (4 already in" in again.stderr
     bad = run_cli(*args, "--condition", "psychic")
     assert bad.returncode == 2 and "--condition 'psychic'" in bad.stderr
+
+
+# -- servers that ignore the JSON format ----------------------------------------------------
+
+
+def hidden(received: Received) -> bool:
+    """The fixture's counterparts are darkened or masked: a crude reader of what arrives."""
+    return any(np.asarray(p.convert("L")).mean() < 90 for p in received.images())
+
+
+def plain_answering(received: Received):
+    """A server that ignores ``response_format``: the method's plain lines, in two styles."""
+    if hidden(received):
+        return reply(
+            f"**Explanation:** the bars are hidden.\n**Final Answer:** {ABSTAIN}\n**Confidence:** 2"
+        )
+    return reply(
+        "EXPLANATION - read off the chart,\nthe tallest bar.\nFINAL ANSWER - A\nconfidence = 4"
+    )
+
+
+def test_plain_text_replies_give_answers_confidences_and_abstentions(
+    built: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    server.responder = plain_answering
+    out = tmp_path / "plain.jsonl"
+    result = predict(built, f"openai:plain@{server.openai_url}", out, condition="vconf")
+    wanted = asked(built)
+    assert result.answered == len(wanted) and result.failed == 0
+    assert len(server.requests) == len(wanted)  # each read at the first ask
+    lines = read_jsonl(out)
+    answered = [line for line in lines if line["response"].endswith("\nAnswer: A")]
+    abstained = [line for line in lines if line["response"].endswith(ABSTAIN.rstrip("."))]
+    assert answered and abstained and len(answered) + len(abstained) == len(lines)
+    assert all(line["confidence"] == 4.0 for line in answered)
+    assert all(line["confidence"] == 2.0 for line in abstained)
+    assert answered[0]["response"] == "read off the chart, the tallest bar.\nAnswer: A"
+
+
+def test_a_plain_text_verifier_decision_is_read(
+    built: Path, tmp_path: Path, server: ModelServer
+) -> None:
+    from abstain_build.predict.agents import VERIFIER_TASK
+
+    def respond(received: Received):
+        if not received.system.startswith(VERIFIER_TASK):
+            return reply("FINAL ANSWER - A")  # a Reasoner that always answers
+        if hidden(received):
+            return reply(
+                "DECISION: [ABSTAIN].\nEXPLANATION: the legend is cut off.\n"
+                "FINAL_ANSWER: I Don't Know"
+            )
+        return reply("decision - approve")
+
+    server.responder = respond
+    out = tmp_path / "mas.jsonl"
+    spec = f"openai:plain@{server.openai_url}"
+    result = predict(built, spec, out, system="mas-sequential")
+    assert result.failed == 0 and len(server.requests) == 2 * result.asked
+    lines = read_jsonl(out)
+    overridden = [line for line in lines if line["mas"]["overridden"]]
+    assert overridden and len(overridden) < len(lines)
+    assert all(line["response"].endswith(f"Answer: {ABSTAIN}") for line in overridden)
+    sidecar = read_jsonl(out.with_name("mas.jsonl.replies.jsonl"))
+    assert {tuple(row["feedback"]) for row in sidecar} == {("the legend is cut off.",), ("",)}
+
+
+@pytest.mark.parametrize(
+    ("text", "probability"), [("PROBABILITY: 0.7", 0.7), ("probability - 35%", 0.35)]
+)
+def test_plain_text_probabilities_and_evidence_checks_are_read(
+    text: str, probability: float
+) -> None:
+    from abstain_build.predict.scores import parse_cot_abstention, parse_ptrue
+
+    assert parse_ptrue(text) == probability
+    check = parse_cot_abstention(
+        "NEEDED: the 2019 value\nSHOWN: the axes\nMISSING - the bars\nFINAL ANSWER - " + ABSTAIN
+    )
+    assert check.answer == ABSTAIN.rstrip(".")
+    assert check.explanation == "Needed: the 2019 value Shown: the axes Missing: the bars"
+    for prose in ("I think it is 0.7.", "The answer is B.", "Note: the chart\nis blurry"):
+        with pytest.raises(ValueError, match="not a JSON object"):
+            parse_ptrue(prose)
+        with pytest.raises(ValueError, match="not a JSON object"):
+            parse_reply(prose, "base")

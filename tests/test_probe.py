@@ -146,7 +146,10 @@ def test_classify_says_when_the_model_failed_and_exits_1(
 ) -> None:
     server.responder = lambda received: reply("not JSON at all")  # the probe is answered
     spec = f"openai:chatty@{server.openai_url}"
-    done = run_cli("classify", str(FIXTURES / "mmmu"), "--llm", spec, "--limit", "2", "--json")
+    done = run_cli(
+        "classify", str(FIXTURES / "mmmu"), "--llm", spec, "--limit", "2", "--json",
+        "--max-unusable-replies", "0",  # 6 unusable replies in a row: not stopped
+    )  # fmt: skip
     assert done.returncode == 1, done.stderr
     assert "--llm failed on 2 of 2 record(s)" in done.stderr
     assert "no parseable reply" in done.stderr

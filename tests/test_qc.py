@@ -384,6 +384,27 @@ def test_verdicts_that_were_errors_are_asked_again_on_the_next_run(
     assert len(server.requests) == failed_calls + 2 * len(rows)
 
 
+def test_judges_that_answer_in_prose_stop_qc_and_the_verdicts_so_far_stay(
+    server: ModelServer, unverified: Path, tmp_path: Path
+) -> None:
+    from abstain_build.errors import RunStopped
+    from abstain_build.models import ClientOptions
+    from abstain_build.qc.rerun import QC_JOURNAL, rerun_qc
+    from abstain_build.qc.verify import QcSpec, Verifier
+
+    out = copy_dataset(unverified, tmp_path / "ds")
+    server.responder = lambda received: reply("It looks answerable to me, the bar is clear.")
+    options = ClientOptions(max_unusable_replies=2, concurrency=1)
+    judges = (f"openai:a@{server.openai_url}", f"openai:b@{server.openai_url}")
+    verifier = Verifier(QcSpec(judges=judges, model_options=options))
+    with pytest.raises(RunStopped) as stopped:
+        rerun_qc(out, verifier, concurrency=1)
+    verifier.close()
+    assert 'the last: "It looks answerable to me, the bar is clear."' in str(stopped.value)
+    assert len(server.requests) == 2 + 2  # each judge stopped after its second reply
+    assert len(read_jsonl(out / "state" / QC_JOURNAL)) == 1  # kept; a re-run asks it again
+
+
 def test_a_killed_qc_run_resumes_without_asking_any_verdict_twice(
     server: ModelServer, unverified: Path, tmp_path: Path
 ) -> None:

@@ -277,6 +277,28 @@ def test_a_refused_key_stops_the_run_and_the_same_command_resumes(
     assert len([r for r in rows if not r["transform"]]) == len(fixture_samples("mmmu"))
 
 
+def test_a_model_that_answers_in_prose_stops_the_run_after_five_replies_quoting_one(
+    server: ModelServer, tmp_path: Path
+) -> None:
+    """It passes the probe, then no reply parses: exit 2 and one line, not an empty build."""
+    server.responder = lambda received: reply("Sure! The chart shows a steady rise in sales.")
+    out = tmp_path / "out"
+    done = run_cli(
+        "transform", str(FIXTURES / "mmmu"), "-o", str(out), "-t", "missing_context",
+        "--limit", "3", "--concurrency", "1", "--llm", f"openai:chatty@{server.openai_url}",
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: stopped: openai:chatty@{server.openai_url} cannot be used")
+    assert (
+        '5 replies in a row were not in the format asked for; the last: "Sure! The chart shows'
+        ' a steady rise in sales."'
+    ) in last
+    assert "re-run the same command to resume" in last
+    assert len(server.requests) == 5  # none after the fifth
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+
+
 def test_a_missing_key_is_refused_before_anything_is_written(tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = run_cli(

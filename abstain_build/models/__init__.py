@@ -17,7 +17,7 @@ Per-request failures (network after all retries, HTTP errors, unparseable replie
 from __future__ import annotations
 
 from .cache import ReplyCache, cache_key
-from .client import ClientOptions, ModelClient
+from .client import ClientOptions, ModelClient, stop_if_unusable
 from .errors import ModelError
 from .images import EncodedImage, encode_for_model
 from .redact import Redactor
@@ -46,4 +46,5 @@ __all__ = [
     "object_schema",
     "parse_spec",
     "stats_delta",
+    "stop_if_unusable",
 ]

@@ -4,6 +4,8 @@ A request becomes a conversation (images encoded once), each reply is looked up 
 before any call, calls go through a semaphore (``concurrency`` in flight across threads) and
 are retried on transient failures; a reply the caller's ``parse`` rejects is re-asked with
 the error in a follow-up turn. Per-request failures come back as ``ModelResult(ok=False)``.
+A client that gets ``max_unusable_replies`` unusable replies in a row stops asking, as after
+a refused key: ``fatal_error`` says why, quoting the last reply.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError, InputError, RunStopped
 from .backends import Backend, make_backend, shorten
 from .cache import Reply, ReplyCache, cache_key
 from .errors import CallFailure
@@ -29,6 +31,7 @@ from .result import ModelResult
 from .retry import RetryPolicy
 from .spec import ModelSpec, parse_spec, resolve_api_key
 from .stats import ModelStats
+from .unusable import DEFAULT_LIMIT, UnusableStreak
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +57,9 @@ class ClientOptions:
     timeout: float = 120.0  # seconds per HTTP attempt
     max_image_side: int = 1024  # images are shrunk to this longest side, never enlarged
     max_reasks: int = 2  # new replies asked for after an unparseable one
+    #: Fresh replies in a row that fail to parse before the client stops asking (0: never);
+    #: a usable reply starts the count again.
+    max_unusable_replies: int = DEFAULT_LIMIT
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     #: Environment variable holding the key; default OPENAI_API_KEY / ANTHROPIC_API_KEY.
     api_key_env: str | None = None
@@ -67,6 +73,10 @@ class ClientOptions:
             raise ConfigError(f"max_image_side must be at least 16, got {self.max_image_side}")
         if self.max_reasks < 0:
             raise ConfigError(f"max_reasks must not be negative, got {self.max_reasks}")
+        if self.max_unusable_replies < 0:
+            raise ConfigError(
+                f"max_unusable_replies must not be negative, got {self.max_unusable_replies}"
+            )
 
 
 def _text(reply: str) -> str:
@@ -91,6 +101,7 @@ class ModelClient:
         self._slots = threading.BoundedSemaphore(self.options.concurrency)
         self._rng = random.Random()
         self._fatal: CallFailure | None = None
+        self._unusable = UnusableStreak(self.options.max_unusable_replies)
 
     @property
     def label(self) -> str:
@@ -98,7 +109,8 @@ class ModelClient:
 
     @property
     def fatal_error(self) -> str | None:
-        """Set after an auth or not-found failure: no later call can succeed, none is made."""
+        """Set after an auth or not-found failure, or ``max_unusable_replies`` unusable
+        replies in a row: no later call is made (cached replies are still read)."""
         return self._fatal.message if self._fatal else None
 
     def __repr__(self) -> str:
@@ -149,9 +161,14 @@ class ModelClient:
                     attempt + 1,
                     error,
                 )
+                if tally.fresh_last and (stop := self._unusable.unusable(reply.text, error)):
+                    self._fatal = CallFailure("unusable", stop)
+                    return self._failed(request, tally, "unusable", stop)
                 turns.append(Turn("assistant", reply.text if reply.text.strip() else EMPTY_REPLY))
                 turns.append(Turn("user", REASK.format(error=error)))
                 continue
+            if tally.fresh_last:
+                self._unusable.usable()
             return tally.result(
                 self.label,
                 request.purpose,
@@ -284,6 +301,19 @@ class ModelClient:
         )
 
 
+def stop_if_unusable(clients: Iterable[ModelClient | None]) -> None:
+    """``RunStopped`` when a client has a fatal error: every later request would fail the
+    same way (a refused key, an unknown model, replies never in the format asked for), so a
+    command stops rather than record a failure, or fall back to a heuristic, per item. What
+    it has written stays; the same command resumes."""
+    for client in clients:
+        if client is not None and client.fatal_error:
+            raise RunStopped(
+                f"{client.label} cannot be used: {client.fatal_error}."
+                " Fix the model settings and re-run the same command to resume."
+            )
+
+
 #: Statuses that say "later" by definition: the same body twice is still worth a wait.
 WAIT_STATUSES = frozenset({408, 429, 502, 503, 504})
 
@@ -310,10 +340,12 @@ class _Tally:
         self.input_tokens = 0
         self.output_tokens = 0
         self.raw: str | None = None
+        self.fresh_last = False  # whether the last reply was a fresh one (not from the cache)
 
     def add(self, reply: Reply, *, cached: bool) -> None:
         self.asks += 1
         self.fresh += 0 if cached else 1
+        self.fresh_last = not cached
         self.input_tokens += reply.input_tokens
         self.output_tokens += reply.output_tokens
         self.raw = reply.text

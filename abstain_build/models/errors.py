@@ -11,7 +11,9 @@ if TYPE_CHECKING:
 
 #: Failure kinds. Retried: timeout, connection, rate_limited, server_error, bad_response.
 #: Not retried: auth, not_found, client_error (other 4xx), input (an unusable image),
-#: unparseable (every re-ask failed to parse), fatal (an earlier auth/not-found failure).
+#: unparseable (every re-ask failed to parse), unusable (the reply that made
+#: ``max_unusable_replies`` unusable ones in a row), fatal (not attempted after an earlier
+#: auth, not-found or unusable failure).
 RETRYABLE_KINDS = frozenset(
     {"timeout", "connection", "rate_limited", "server_error", "bad_response"}
 )

@@ -189,6 +189,7 @@ def model_options(config: BuildConfig) -> ClientOptions:
         cache_path=Path(config.out).resolve() / "state" / "models.sqlite",
         concurrency=max(1, config.model_concurrency // config.workers),
         timeout=config.model_timeout,
+        max_unusable_replies=config.max_unusable_replies,
     )
 
 

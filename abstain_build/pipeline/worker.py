@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from ..blind import BlindGate, BlindVerdict, removes_evidence
-from ..errors import RunStopped, SampleError, raise_if_environmental
+from ..errors import SampleError, raise_if_environmental
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.map import evidence_map
 from ..evidence.policy import QUESTION
 from ..media.inputs import InputLimits, SampleInputs
 from ..model import Sample, SampleProblem
-from ..models import ClientOptions, ModelClient, stats_delta
+from ..models import ClientOptions, ModelClient, stats_delta, stop_if_unusable
 from ..qc.items import output_item
 from ..qc.verify import QcResult, QcSpec, Verifier
 from ..routing import select_transforms
@@ -176,15 +176,9 @@ class SampleProcessor:
         return outcome
 
     def _stop_if_model_unusable(self) -> None:
-        """Every later request would fail the same way (a refused key, an unknown model):
-        stop rather than write an error record, or a heuristic fallback, per sample. The
-        current sample is not committed, so a re-run redoes it."""
-        for client in self._clients():
-            if client.fatal_error:
-                raise RunStopped(
-                    f"{client.label} cannot be used: {client.fatal_error}."
-                    " Fix the model settings and re-run the same command to resume."
-                )
+        """Stop the run (``RunStopped``) when a model can no longer be used. The current
+        sample is not committed, so a re-run redoes it."""
+        stop_if_unusable(self._clients())
 
     def score(self, sample: Sample) -> SampleScores:
         """Routing step 1 for one sample: its features and every candidate's score."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..models import ModelRequest, object_schema
-from ..models.replies import json_reply
+from .fields import reply_fields
 from .prompts import ABSTAIN, MAX_TOKENS, TEMPERATURE, Item, Reply, candidate_lines
 
 SYSTEMS = ("standalone", "mas-sequential", "mas-iterative")
@@ -81,17 +81,33 @@ class Review:
     feedback: str
 
 
+#: The plain labels of a review (``DECISION: ABSTAIN``), when a server ignores the format.
+#: A ``FINAL_ANSWER`` line ends the feedback; the abstention is the system's own.
+REVIEW_LABELS = {
+    "decision": "decision",
+    "feedback": "feedback",
+    "explanation": "explanation",
+    "final answer": "final_answer",
+}
+
+
 def review_parser(final_round: bool):
     allowed = {APPROVE, ABSTAIN_DECISION} | (set() if final_round else {REVISE})
 
     def parse(text: str) -> Review:
-        data = json_reply(text, '{"decision": ..., "feedback": ...}')
+        data = reply_fields(
+            text,
+            '{"decision": ..., "feedback": ...}',
+            REVIEW_LABELS,
+            prose=("feedback", "explanation"),
+        )
         if not isinstance(data, dict):
             raise ValueError('expected a JSON object with "decision" and "feedback"')
-        decision = str(data.get("decision") or "").strip().upper().replace(" ", "_")
+        decision = str(data.get("decision") or "").strip("[]. ").upper().replace(" ", "_")
         if decision not in allowed:
             raise ValueError(f'"decision" must be one of {", ".join(sorted(allowed))}')
-        feedback = data.get("feedback", "")
+        # In plain lines the reasons may come as an EXPLANATION only.
+        feedback = data.get("feedback") or data.get("explanation") or ""
         if not isinstance(feedback, str):
             raise ValueError('"feedback" must be a string')
         return Review(decision, " ".join(feedback.split()))

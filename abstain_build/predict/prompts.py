@@ -9,13 +9,14 @@ abstention clause.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..models import ModelRequest, object_schema
 from ..models.images import ImageInput
-from ..models.replies import json_reply
+from .fields import reply_fields
 
 PURPOSE = "predict/v1"
 CONDITIONS = ("base", "vconf", "cot")
@@ -157,9 +158,23 @@ class Reply:
         return f"{head}\nAnswer: {self.answer.strip()}" if head else f"Answer: {self.answer}"
 
 
+#: The plain labels of a reply (``FINAL ANSWER - A``), when a server ignores the JSON format.
+REPLY_LABELS = {
+    "explanation": "explanation",
+    "final answer": "answer",
+    "answer": "answer",
+    "confidence": "confidence",
+}
+#: A confidence in words: "4", "4/5", "4 out of 5".
+CONFIDENCE_TEXT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:/\s*5|out\s+of\s+5)?", re.IGNORECASE)
+
+
 def parse_reply(text: str, condition: str) -> Reply:
-    """The reply's fields; ValueError (a re-ask) when it is not in the format."""
-    data = json_reply(text, '{"explanation": ..., "answer": ...}')
+    """The reply's fields, from its JSON object or its labelled lines; ValueError (a re-ask)
+    when it is in neither format."""
+    data = reply_fields(
+        text, '{"explanation": ..., "answer": ...}', REPLY_LABELS, prose=("explanation",)
+    )
     if not isinstance(data, dict):
         raise ValueError('expected a JSON object with "explanation" and "answer"')
     answer = answer_field(data)
@@ -169,6 +184,8 @@ def parse_reply(text: str, condition: str) -> Reply:
     confidence = None
     if condition == "vconf":
         value = data.get("confidence")
+        if isinstance(value, str) and (number := CONFIDENCE_TEXT.fullmatch(value.strip())):
+            value = float(number[1])
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError('"confidence" must be a number from 1 to 5')
         if not math.isfinite(value) or not 1 <= value <= 5:

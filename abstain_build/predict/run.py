@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..models import ClientOptions, ModelClient
+from ..models import ClientOptions, ModelClient, stop_if_unusable
 from ..schema import record_kind
 from ..scoring.abstention import build_matcher
 from ..scoring.items import EXCLUDED_STATUSES, VERIFIED, data_records
@@ -251,8 +251,7 @@ def predict(
                         f" {result.input_tokens + result.output_tokens} tokens"
                     )
                     progress(result.asked, len(wanted), detail)
-                if client is not None and client.fatal_error:
-                    raise ConfigError(f"{model} cannot be used: {client.fatal_error}")
+                stop_if_unusable([client])
     result.seconds = time.perf_counter() - started
     result.summary = write_summary(
         out,

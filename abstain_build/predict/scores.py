@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 
 from ..models import ModelRequest, object_schema
-from ..models.replies import json_reply
+from .fields import reply_fields
 from .prompts import ABSTAIN, MAX_TOKENS, TEMPERATURE, Item, Reply, answer_field, candidate_lines
 
 SELF_CONSISTENCY_SAMPLES = 10
@@ -43,7 +43,7 @@ def ptrue_request(item: Item, candidate: Reply, temperature: float = TEMPERATURE
 
 
 def parse_ptrue(text: str) -> float:
-    data = json_reply(text, '{"probability": 0.7}')
+    data = reply_fields(text, '{"probability": 0.7}', {"probability": "probability"})
     value = data.get("probability") if isinstance(data, dict) else None
     if isinstance(value, str):  # "0.7", "70%"
         number = value.strip()
@@ -86,8 +86,23 @@ def cot_abstention_request(
     )
 
 
+#: The plain labels of an evidence check (``MISSING - the legend``, ``FINAL ANSWER - B``).
+EVIDENCE_LABELS = {
+    "needed": "needed",
+    "shown": "shown",
+    "missing": "missing",
+    "final answer": "answer",
+    "answer": "answer",
+}
+
+
 def parse_cot_abstention(text: str) -> Reply:
-    data = json_reply(text, '{"needed": ..., "shown": ..., "missing": ..., "answer": ...}')
+    data = reply_fields(
+        text,
+        '{"needed": ..., "shown": ..., "missing": ..., "answer": ...}',
+        EVIDENCE_LABELS,
+        prose=("needed", "shown", "missing"),
+    )
     if not isinstance(data, dict):
         raise ValueError('expected a JSON object with "needed", "shown", "missing", "answer"')
     answer = answer_field(data)

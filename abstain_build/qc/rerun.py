@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..models import stop_if_unusable
 from .consensus import ACCEPTED, QC_ERROR
 from .judges.base import JudgeItem, Reference
 from .verify import OFFLINE_JUDGES, QcResult, Verifier, apply_validity, record_validity_key
@@ -132,6 +133,7 @@ def rerun_qc(
             done[item.id] = entry
             if progress:
                 progress(len(done), total)
+            stop_if_unusable(verifier.model_clients())
     statuses: Counter[str] = Counter()
     by_family: dict[str, Counter] = defaultdict(Counter)
     controls = {r["group_id"]: r for r in rows if r["transform"] is None}

@@ -321,6 +321,23 @@ def test_the_cli_exports_and_says_where_an_upload_failed(
     assert run_cli("export", str(builds["mmmu"]), "--to", str(out)).returncode == 2
 
 
+def test_export_without_datasets_says_how_to_install_it(
+    builds: dict[str, Path], tmp_path: Path
+) -> None:
+    """A build needs no ``datasets``; an export does, and says so in one line."""
+    import os
+
+    shadow = tmp_path / "shadow" / "datasets"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text('raise ImportError("No module named datasets")\n')
+    path = os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", "")])
+    out = tmp_path / "export"
+    done = run_cli("export", str(builds["mmmu"]), "--to", str(out), env={"PYTHONPATH": path})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "pip install 'abstain-build[hub]'" in done.stderr
+    assert not out.exists()
+
+
 def test_the_upload_help_names_the_current_login_command() -> None:
     """`huggingface-cli login` is deprecated: the Hub's CLI is now `hf auth login`."""
     done = run_cli("export", "--help", env={"COLUMNS": "250"})

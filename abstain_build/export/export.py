@@ -53,6 +53,7 @@ def export_dataset(
     manifest_path = root / "manifest.json"
     if not manifest_path.is_file():
         raise ConfigError(f"{root} has no manifest.json: is it an abstain-build output folder?")
+    _require_datasets()
     if root.resolve() == out.resolve() or out.resolve().is_relative_to(root.resolve()):
         raise ConfigError(f"export to a folder outside {root}, not {out}")
     if out.exists() and any(out.iterdir()):
@@ -92,6 +93,19 @@ def export_dataset(
     if (root / CHART_FILE).is_file():
         shutil.copyfile(root / CHART_FILE, out / CHART_FILE)
     return ExportResult(out, splits, copied, time.perf_counter() - started)
+
+
+#: How to get what an export needs: ``datasets`` writes the parquet and the card's info,
+#: and brings ``huggingface_hub`` for ``--push-to-hub``. A build does not need them.
+HUB_EXTRA = "pip install 'abstain-build[hub]'"
+
+
+def _require_datasets() -> None:
+    """One line instead of a traceback when ``datasets`` is not installed."""
+    try:
+        import datasets  # noqa: F401
+    except ImportError:
+        raise ConfigError(f"export needs the datasets package: {HUB_EXTRA}") from None
 
 
 def local_name(out: Path) -> str:

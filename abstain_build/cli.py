@@ -363,6 +363,8 @@ def _summary(config: "BuildConfig", result: Any, seconds: float) -> None:
         err.print(
             f"  skipped {skipped}: " + "; ".join(f"{v} x {k}" for k, v in counts["skipped"].items())
         )
+    for line in _why_missing_lines(counts["why_missing"]):
+        err.print(line, highlight=False, markup=False)
     if failed:
         err.print(
             f"  [yellow]{failed} sample(s) had errors[/]: see {result.out_dir / 'errors.jsonl'}"
@@ -371,6 +373,24 @@ def _summary(config: "BuildConfig", result: Any, seconds: float) -> None:
     err.print(
         f"  card: {result.out_dir / 'README.md'}   manifest: {result.out_dir / 'manifest.json'}"
     )
+
+
+#: The headings of ``BuildCounts.why_missing``'s lists in the summary.
+WHY_MISSING_TITLES = {
+    "not_applicable": "not applicable",
+    "blind": "answerable without the evidence (blind check)",
+    "qc_rejected": "rejected by QC",
+}
+
+
+def _why_missing_lines(why: dict[str, dict[str, int]]) -> list[str]:
+    """The top reasons of each kind, one indented line per reason with its count."""
+    lines = []
+    for kind, title in WHY_MISSING_TITLES.items():
+        if why[kind]:
+            lines.append(f"  {title}, top reasons:")
+            lines += [f"    {count} {reason}" for reason, count in why[kind].items()]
+    return lines
 
 
 @app.command()

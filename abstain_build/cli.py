@@ -1215,7 +1215,12 @@ def classify(
     ],
     format: FormatOption = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="One JSON object per record, then the distribution.")
+        bool,
+        typer.Option(
+            "--json",
+            help='One JSON document on stdout: {"items": [one object per record],'
+            ' "summary": the distribution}.',
+        ),
     ] = False,
     limit: Annotated[
         int | None, typer.Option(min=0, help="Only the first N source records.")
@@ -1261,10 +1266,7 @@ def classify(
                 classify_source(source, format, limit=limit, llm=client), start=1
             ):
                 distribution.add(item)
-                if as_json:
-                    print(json.dumps(item.to_json(), ensure_ascii=False), flush=True)
-                else:
-                    rows.append(item)
+                rows.append(item)
                 report(done, limit, "classify")
     except ConfigError as exc:
         raise _fail(str(exc)) from None
@@ -1278,8 +1280,9 @@ def classify(
     summary = distribution.to_json()
     fell_back = distribution.llm_failures()
     failed = bool(distribution.errors) or (client is not None and fell_back > 0)
-    if as_json:
-        print(json.dumps({"distribution": summary}, ensure_ascii=False))
+    if as_json:  # one document: `jq '.items[]'` and `jq .summary` need no line shapes
+        items = [item.to_json() for item in rows]
+        print(json.dumps({"items": items, "summary": summary}, ensure_ascii=False))
         _say_llm_failures(fell_back, distribution)
         raise typer.Exit(1 if failed else 0)
     console = out if out.is_terminal else Console(width=max(out.width, 160))

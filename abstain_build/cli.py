@@ -385,6 +385,8 @@ def _summary(config: "BuildConfig", result: Any, seconds: float) -> None:
         err.print(
             f"  skipped {skipped}: " + "; ".join(f"{v} x {k}" for k, v in counts["skipped"].items())
         )
+    for line in _why_missing_lines(counts["why_missing"]):
+        err.print(line, highlight=False, markup=False)
     if failed:
         err.print(
             f"  [yellow]{failed} sample(s) had errors[/]: see {result.out_dir / 'errors.jsonl'}"
@@ -393,6 +395,24 @@ def _summary(config: "BuildConfig", result: Any, seconds: float) -> None:
     err.print(
         f"  card: {result.out_dir / 'README.md'}   manifest: {result.out_dir / 'manifest.json'}"
     )
+
+
+#: The headings of ``BuildCounts.why_missing``'s lists in the summary.
+WHY_MISSING_TITLES = {
+    "not_applicable": "not applicable",
+    "blind": "answerable without the evidence (blind check)",
+    "qc_rejected": "rejected by QC",
+}
+
+
+def _why_missing_lines(why: dict[str, dict[str, int]]) -> list[str]:
+    """The top reasons of each kind, one indented line per reason with its count."""
+    lines = []
+    for kind, title in WHY_MISSING_TITLES.items():
+        if why[kind]:
+            lines.append(f"  {title}, top reasons:")
+            lines += [f"    {count} {reason}" for reason, count in why[kind].items()]
+    return lines
 
 
 @app.command()
@@ -1227,7 +1247,12 @@ def classify(
     ],
     format: FormatOption = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="One JSON object per record, then the distribution.")
+        bool,
+        typer.Option(
+            "--json",
+            help='One JSON document on stdout: {"items": [one object per record],'
+            ' "summary": the distribution}.',
+        ),
     ] = False,
     limit: Annotated[
         int | None, typer.Option(min=0, help="Only the first N source records.")
@@ -1277,10 +1302,7 @@ def classify(
             ):
                 stop_if_unusable([client])  # not a heuristic fallback on every later record
                 distribution.add(item)
-                if as_json:
-                    print(json.dumps(item.to_json(), ensure_ascii=False), flush=True)
-                else:
-                    rows.append(item)
+                rows.append(item)
                 report(done, limit, "classify")
     except ConfigError as exc:
         raise _fail(str(exc)) from None
@@ -1296,8 +1318,9 @@ def classify(
     summary = distribution.to_json()
     fell_back = distribution.llm_failures()
     failed = bool(distribution.errors) or (client is not None and fell_back > 0)
-    if as_json:
-        print(json.dumps({"distribution": summary}, ensure_ascii=False))
+    if as_json:  # one document: `jq '.items[]'` and `jq .summary` need no line shapes
+        items = [item.to_json() for item in rows]
+        print(json.dumps({"items": items, "summary": summary}, ensure_ascii=False))
         _say_llm_failures(fell_back, distribution)
         raise typer.Exit(1 if failed else 0)
     console = out if out.is_terminal else Console(width=max(out.width, 160))

@@ -438,6 +438,6 @@ def test_classify_reports_its_progress_in_a_log_and_keeps_stdout_clean() -> None
     assert [line for line in done.stderr.splitlines() if line.startswith("classifying: ")][
         -1
     ].startswith("classifying: 4/4")
-    assert all(json.loads(line) for line in done.stdout.splitlines())  # JSON only
+    assert len(json.loads(done.stdout)["items"]) == 4  # one JSON document, nothing else
     quiet = run_cli("classify", str(FIXTURES / "mmmu"), "--progress-every", "0", "--quiet")
     assert quiet.returncode == 0 and "classifying:" not in quiet.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -255,6 +256,34 @@ def test_plugin_module_with_an_invalid_class_exits_2(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert "no_such_family" in done.stderr and "family" in done.stderr
+
+
+# --- the README's example ------------------------------------------------------------------
+
+
+def readme_example() -> tuple[str, list[str]]:
+    """The transform README.md shows under "Writing a transform", and the command it gives
+    to run it (the first python and bash blocks of that section, read as they are)."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Writing a transform")[1]
+    section = section.split("\n## ")[0]
+    code = section.split("```python\n", 1)[1].split("\n```", 1)[0]
+    command = section.split("```bash\n", 1)[1].split("\n```", 1)[0]
+    return code, shlex.split(command)
+
+
+def test_the_readme_example_makes_accepted_counterparts_on_the_fixture(tmp_path: Path) -> None:
+    code, command = readme_example()
+    assert command[:2] == ["abstain-build", "transform"]
+    module = command[command.index("--plugin") + 1]
+    (tmp_path / f"{module}.py").write_text(code, encoding="utf-8")
+    args = list(command[1:])
+    args[args.index("--out") + 1] = str(tmp_path / "out")
+    done = run_cli(*args, "--limit", "2", "--quiet", env={"PYTHONPATH": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    name = command[command.index("--transforms") + 1]
+    made = [r for r in read_jsonl(tmp_path / "out" / "data.jsonl") if r["transform"]]
+    assert made and all(r["transform"]["name"] == name for r in made)
+    assert any(r["qc"]["status"] == "accepted" and not r["answerable"] for r in made)
 
 
 # --- registry rules (in-process) --------------------------------------------------------------

@@ -137,7 +137,7 @@ def test_classify_probes_for_images_only_where_the_records_have_them(
         "classify", str(questions_file), "--limit", "3", "--llm", spec, "--json"
     )  # fmt: skip
     assert questions.returncode == 0, questions.stderr
-    rows = [json.loads(line) for line in questions.stdout.splitlines()][:-1]
+    rows = json.loads(questions.stdout)["items"]
     assert [row["mode"] for row in rows] == [f"llm:{spec}"] * 3
 
 

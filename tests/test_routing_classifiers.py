@@ -467,16 +467,18 @@ def test_the_distribution_counts_every_class_of_each_axis() -> None:
 # -- the classify command ---------------------------------------------------------------------
 
 
-def _json_lines(stdout: str) -> tuple[list[dict], dict]:
-    lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
-    return lines[:-1], lines[-1]["distribution"]
+def _json_document(stdout: str) -> tuple[list[dict], dict]:
+    document = json.loads(stdout)
+    return document["items"], document["summary"]
 
 
-def test_classify_json_prints_one_record_per_line_then_the_distribution() -> None:
+def test_classify_json_prints_one_document_of_items_and_their_summary() -> None:
     done = run_cli("classify", "fixtures/mmmu", "--json")
     assert done.returncode == 0, done.stderr
-    rows, distribution = _json_lines(done.stdout)
-    assert len(rows) == 8
+    document = json.loads(done.stdout)  # one JSON value, whatever its layout
+    assert sorted(document) == ["items", "summary"]
+    rows, distribution = document["items"], document["summary"]
+    assert len(rows) == 8 and distribution["records"] == 8
     assert {row["class"] for row in rows} <= set(DEPENDENCY_CLASSES)
     assert all(row["dependency"]["mode"] == "heuristic" for row in rows)
     assert sum(distribution["axes"][MODALITY]["counts"].values()) == 8
@@ -502,7 +504,7 @@ def test_classify_with_a_model_uses_it_and_caches_only_where_told(
     spec = f"openai:judge@{server.openai_url}"
     done = run_cli(*args, "--llm", spec, "--cache", str(cache))
     assert done.returncode == 0, done.stderr
-    rows, distribution = _json_lines(done.stdout)
+    rows, distribution = _json_document(done.stdout)
     assert [row["mode"] for row in rows] == [f"llm:{spec}"] * 2
     assert distribution["axes"][MODALITY]["modes"] == {f"llm:{spec}": 2}
     assert cache.is_file() and len(server.requests) == 2
@@ -530,7 +532,7 @@ def test_classify_reads_the_real_question_only_files(
         pytest.skip(f"{SHARED_DATA / file} is absent (real question files)")
     done = run_cli("classify", str(SHARED_DATA / file), "--json")
     assert done.returncode == 0, done.stderr
-    rows, distribution = _json_lines(done.stdout)
+    rows, distribution = _json_document(done.stdout)
     assert len(rows) == total and not any("error" in row for row in rows)
     summary = distribution["axes"][axis]
     assert summary["total"] == total and summary["unanswerable_in_source"] == unanswerable

@@ -40,6 +40,13 @@ class BlindVerdict:
         why = "; ".join(self.evidence[:3]) or self.method
         return f"answerable without its evidence (blind check, {self.method}: {why})"
 
+    def grounds(self) -> list[str]:
+        """What made a knowledge verdict, one line each, for counts over a build: the cues
+        that fired, or the model that answered without the evidence."""
+        if self.accuracy is not None:
+            return [f"{self.method} answered right without the evidence"]
+        return list(self.evidence) or [self.method]
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..model import EVIDENCE, MODALITY
 from ..schema import card_features_yaml
+from .reasons import TOP
 from .summary import BuildCounts
 from .validity_card import validity_lines
 
@@ -193,19 +194,7 @@ def dataset_card(
     if has_chart:
         lines += [f"![Items per transform]({CHART_FILE})", ""]
     lines += validity_lines(manifest, statuses or {}, human)
-    reasons = [
-        [name, n, reason]
-        for name, by_reason in sorted(counts.not_applicable.items())
-        for reason, n in by_reason.most_common(3)
-        if not reason.startswith(f"{name} works on ")  # other axis: expected, not news
-    ]
-    if reasons:
-        lines += [
-            "## Transforms that could not act on some samples",
-            "",
-            _table(["transform", "samples", "reason"], reasons),
-            "",
-        ]
+    lines += _why_missing_lines(counts)
     skipped = sum(counts.skipped.values())
     lines += [
         "## Not included",
@@ -243,6 +232,35 @@ def dataset_card(
         "",
     ]
     return "\n".join(lines)
+
+
+#: The card's heading for each of ``BuildCounts.why_missing``'s lists.
+WHY_MISSING_HEADINGS = {
+    "not_applicable": "Not applicable (a transform that could not act on a sample)",
+    "blind": "Answerable without the evidence (the blind check's grounds)",
+    "qc_rejected": "Rejected by QC (a judge that found the item answerable)",
+}
+
+
+def _why_missing_lines(counts: BuildCounts) -> list[str]:
+    """The most frequent reasons samples got fewer items, with counts: a transform's
+    other subset is left out (expected, not news), and per-sample details (pages, quoted
+    words, measurements) are dropped so that one rule is counted once."""
+    why = counts.why_missing()
+    if not any(why.values()):
+        return []
+    lines = [
+        "## Why items are missing",
+        "",
+        f"The {TOP} most frequent reasons of each kind; details of each sample (pages,"
+        " quoted words, measurements) are left out, numbers shown as N.",
+        "",
+    ]
+    for kind, heading in WHY_MISSING_HEADINGS.items():
+        if why[kind]:
+            rows = [[count, reason] for reason, count in why[kind].items()]
+            lines += [f"### {heading}", "", _table(["count", "reason"], rows), ""]
+    return lines
 
 
 def _usage_lines(usage: list[dict[str, Any]]) -> list[str]:

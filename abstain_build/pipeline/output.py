@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..blind.verdict import BlindVerdict
 from ..errors import ConfigError
 from ..schema import ANSWER_CHANGED, COUNTERPART, record_kind
 from .assets import atomic_write
@@ -225,10 +226,21 @@ def journal_entry(outcome: SampleOutcome, data_end: int, errors_end: int) -> dic
         "blind": None
         if outcome.blind is None
         else [outcome.blind["method"], outcome.blind["verdict"], outcome.blind_removed],
+        "blind_grounds": _blind_grounds(outcome.blind),
+        "rejected": outcome.rejections,
         "seconds": {k: round(v, 4) for k, v in outcome.seconds.items()},
         "data_end": data_end,
         "errors_end": errors_end,
     }
+
+
+def _blind_grounds(verdict: dict[str, Any] | None) -> list[str]:
+    """Why the blind check found the question answerable without its evidence (nothing
+    when it did not)."""
+    if verdict is None:
+        return []
+    found = BlindVerdict.from_json(verdict)
+    return found.grounds() if found.knowledge else []
 
 
 def _remove(path: Path) -> None:

@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .reasons import TOP, other_subset, reason_kind, top_reasons
+
 
 @dataclass
 class BuildCounts:
@@ -32,6 +34,12 @@ class BuildCounts:
     #: fallback), samples whose evidence edits it ruled out, and what became of those.
     blind: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
     blind_outcomes: Counter = field(default_factory=Counter)
+    #: Why samples are missing items, grouped (:func:`.reasons.reason_kind`): not-applicable
+    #: reasons as "transform: reason" (a transform's other subset left out), the blind
+    #: check's grounds for a knowledge verdict, QC rejections as "transform: judge: why".
+    why_not_applicable: Counter = field(default_factory=Counter)
+    why_blind: Counter = field(default_factory=Counter)
+    why_rejected: Counter = field(default_factory=Counter)
 
     @property
     def failed_samples(self) -> int:
@@ -77,6 +85,16 @@ class BuildCounts:
                 for name, c in sorted(self.gate.items())
             },
             "blind": self.blind_json(),
+            "why_missing": self.why_missing(),
+        }
+
+    def why_missing(self, n: int = TOP) -> dict[str, dict[str, int]]:
+        """The ``n`` most frequent reasons of each kind, with their counts, most frequent
+        first: what a user reads to learn why a build made fewer items than it had sources."""
+        return {
+            "not_applicable": dict(top_reasons(self.why_not_applicable, n)),
+            "blind": dict(top_reasons(self.why_blind, n)),
+            "qc_rejected": dict(top_reasons(self.why_rejected, n)),
         }
 
     def blind_json(self) -> dict[str, Any]:
@@ -114,6 +132,12 @@ def count_entries(entries: Iterable[dict[str, Any]]) -> BuildCounts:
             counts.errors_by_stage[stage.split(":")[0]] += 1
         for name, reason in entry["not_applicable"].items():
             counts.not_applicable[name][reason] += 1
+            if not other_subset(name, reason):
+                counts.why_not_applicable[f"{name}: {reason_kind(reason)}"] += 1
+        for ground in entry.get("blind_grounds", []):
+            counts.why_blind[reason_kind(ground)] += 1
+        for name, who, why in entry.get("rejected", []):
+            counts.why_rejected[f"{name}: {who}: {reason_kind(why)}"] += 1
         for name, seconds in entry["seconds"].items():
             counts.seconds[name] += seconds
         for _name, family, status in entry.get("qc", []):

@@ -86,6 +86,8 @@ class SampleOutcome:
     model_usage: list[dict[str, Any]] = field(default_factory=list)
     #: Every QC decision for this sample: [transform, family, status], rejections included.
     qc: list[list[str]] = field(default_factory=list)
+    #: What rejected each rejected item: [transform, who, why] (``QcResult.grounds``).
+    rejections: list[list[str]] = field(default_factory=list)
     #: Every re-read gate decision: [transform, "passed" | "failed"].
     gate: list[list[str]] = field(default_factory=list)
     #: The blind check's verdict (``BlindVerdict.to_json``), and whether it took evidence
@@ -453,6 +455,8 @@ class SampleProcessor:
             return None
         result = self.verifier.verify(output_item(sample, inputs, transform.name, output))
         outcome.qc.append([transform.name, transform.family, result.status])
+        if result.rejected:
+            outcome.rejections += [[transform.name, *ground] for ground in result.grounds()]
         return result
 
     def _attempt(

@@ -70,6 +70,17 @@ class QcResult:
             )
         return "; ".join(f"{v.judge}: {v.verdict} ({v.justification})" for v in self.verdicts)
 
+    def grounds(self) -> list[tuple[str, str]]:
+        """What rejected the item, as (who, why), one per voice against it: the self-check,
+        or each judge that found it answerable. For counts over a build."""
+        if self.self_check and self.self_check.get("rejects"):
+            return [("self-check", f"{self.self_check['model']} answered the question")]
+        return [
+            (v.judge, v.justification)
+            for v in self.verdicts
+            if v.read_gold or v.verdict == ANSWERABLE
+        ]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "status": self.status,

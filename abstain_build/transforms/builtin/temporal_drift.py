@@ -26,8 +26,9 @@ _COUNT_OF_DEEDS = re.compile(
 
 
 #: A year that only dates a thing the question already names: "the document that was
-#: revised on May 2010", "the paper by Long Ouyang published in 2022". Moved, it still
-#: points at the one document or paper there is, and the answer stays.
+#: revised on May 2010", "the paper by Long Ouyang published in 2022", "the Internet
+#: Project July 18-September 30, 2013 tracking survey". Moved, it still points at the one
+#: document, paper or survey there is, and readers answer from it.
 _DATING_VERB = (
     r"(?:revised|published|issued|released|updated|dated|written|prepared|produced"
     r"|printed|filed|authored|compiled|amended|adopted|approved|signed)"
@@ -39,16 +40,30 @@ _DATES_A_THING = re.compile(
     r"(?:fy\s?)?'?\d{2,4}\b",
     re.IGNORECASE,
 )
+#: A year naming the survey, report or edition the data comes from: "2015 National Survey
+#: of Latinos", "2022 graduate employment survey"; up to two words between, none of them
+#: a preposition ("November 29, 2012 in the document" dates a visit, not the document).
+_SOURCE = (
+    r"(?:surveys?|polls?|reports?|study|studies|census|editions?|issues?|papers?|documents?"
+    r"|guides?|plans?|brochures?|presentations?|filings?)"
+)
+_NOT_BETWEEN = r"(?!(?:in|of|on|at|for|from|by|to|the|a|an|and|or|with)\b)"
+_NAMES_A_SOURCE = re.compile(
+    rf"\d{{4}}\b(?:\s+{_NOT_BETWEEN}[A-Za-z][\w-]*){{0,2}}?\s+{_SOURCE}\b", re.IGNORECASE
+)
 
 
 def dates_a_named_thing(question: str) -> str | None:
     """The words where a year only dates the document, paper or plan the question names
-    ("revised on May 2010"), or None. A reader told "Who produced the document revised on
-    May 2011?" answers from the one document in hand, revised May 2010."""
+    ("revised on May 2010") or the survey or report its data comes from ("2013 tracking
+    survey"), or None. A reader told "Who produced the document revised on May 2011?"
+    answers from the one document in hand, revised May 2010; one asked about "the ...
+    2017 tracking survey" answers from the 2013 one."""
     years = find_years(question)
-    for match in _DATES_A_THING.finditer(question):
-        if any(match.start() <= year.start < match.end() for year in years):
-            return " ".join(match.group(0).split())
+    for pattern in (_DATES_A_THING, _NAMES_A_SOURCE):
+        for match in pattern.finditer(question):
+            if any(match.start() <= year.start < match.end() for year in years):
+                return " ".join(match.group(0).split())
     return None
 
 
@@ -82,7 +97,7 @@ def determinable(question: str) -> str | None:
 @register_transform
 class TemporalDrift(QuestionTransform):
     name = "temporal_drift"
-    version = 2
+    version = 3
     family = "inferential_impossibility"
     constraints = (NEEDS_TIME, NEEDS_PERIOD)
     axis = EVIDENCE

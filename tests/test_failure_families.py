@@ -534,3 +534,61 @@ def test_number_erasure_declines_a_comparison_a_chart_draws() -> None:
     # A value read off the chart is a number the erasure does take away.
     value = "What was the revenue of Industrial Products in FY2021?"
     assert _plan("remove_numeric_tokens", value, "5614.8", (5,)).pdf is not None
+
+
+# -- a name wrapped under an icon, the row's other labels between -----------------------------
+
+
+def _label_grid(*rows: list[str]) -> list:
+    """OCR of a grid of app icons: each row of labels read as one line, left to right."""
+    from abstain_build.textregions.words import Word
+
+    out = []
+    for y, row in enumerate(rows):
+        for column, label in enumerate(row):
+            x = 150.0 * column
+            for text in label.split():
+                out.append(Word(text, (x, 18.0 * y, x + 50.0, 18.0 * y + 10.0), line=y))
+                x += 55.0
+    return out
+
+
+def test_a_name_wrapped_under_an_icon_is_found_on_its_two_lines() -> None:
+    """A reader gave "UC Browser Tiếng Việt" from a slide whose labels wrap: OCR reads
+    "... MobiTivi UC Browser" then "Naruto huyén thoai Tiéng Viet", so in reading order
+    the name's halves have another label between them and the map found it nowhere."""
+    from abstain_build.evidence.forms import find_forms, gold_items
+
+    words = _label_grid(
+        ["I am", "Lién minh", "MobiTivi", "UC Browser"],
+        ["Naruto", "huyén thoai", "", "Tiéng Viet"],
+    )
+    (match,) = find_forms(gold_items("UC Browser Tiếng Việt", "Str"), words)
+    assert [words[i].text for i in match.words()] == ["UC", "Browser", "Tiéng", "Viet"]
+    # Another column's second line is no continuation.
+    assert find_forms(gold_items("MobiTivi Tiếng Việt", "Str"), words) == []
+
+
+@pytest.mark.shared_data
+def test_the_slide_s_wrapped_app_name_is_erased_with_its_numbers(shared_data: Path) -> None:
+    from abstain_build.evidence.map import evidence_map
+    from abstain_build.transforms.functional.evidence_edits import covered
+
+    pdf = (
+        shared_data
+        / "mmlongbench-doc"
+        / "documents"
+        / "reportq32015-151009093138-lva1-app6891_95.pdf"
+    )
+    question = (
+        "Which APP on APPOTA platform is top 10 Vietnam Android App, but not top 10 Vietnam"
+        " iOS App?"
+    )
+    sample = replace(doc_sample(pdf, (29, 30)), question=question, answer="UC Browser Tiếng Việt")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    stated = [m for m in evidence_map(sample, inputs).statements() if m.page == 30]
+    assert stated and len(stated[0].boxes) == 4
+    output = run_transform(get_registry().get("remove_numeric_tokens")(), sample, inputs, 0)
+    erased = [r.bbox for r in output.record.edits.regions if r.page == 30]
+    assert all(covered(box, erased) for box in stated[0].boxes)

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
+from itertools import pairwise
 
 from rapidfuzz.distance import Levenshtein
 
@@ -165,6 +166,13 @@ class FormMatch:
     #: The answer wherever it is printed: a six-figure amount printed exactly, a phrase of
     #: three words, a full date.
     unique: bool = False
+    #: The words printing it when they are not ``first..last`` in order: a label wrapped
+    #: under an icon, its second line after the other labels of the row (:func:`words`).
+    indices: tuple[int, ...] = ()
+
+    def words(self) -> range | tuple[int, ...]:
+        """Indices of the words that print the match."""
+        return self.indices or range(self.first, self.last + 1)
 
 
 # -- the gold ------------------------------------------------------------------------------
@@ -615,6 +623,80 @@ def _text_matches(
     return out
 
 
+#: How far below a line its wrapped continuation may start, in line heights.
+STACK_GAP = 1.0
+
+
+def _below(words: Sequence[Word], upper: Line, lower: Line) -> bool:
+    """Is ``lower`` the line right under ``upper`` (a label's second line)?"""
+    top = [words[i].bbox for _, _, i in upper.spans]
+    bottom = [words[i].bbox for _, _, i in lower.spans]
+    height = max(b[3] - b[1] for b in top)
+    gap = min(b[1] for b in bottom) - max(b[3] for b in top)
+    return -0.5 * height <= gap <= STACK_GAP * height
+
+
+def _stacked_matches(
+    items: Sequence[GoldItem], words: Sequence[Word], lines: Sequence[Line]
+) -> list[FormMatch]:
+    """Text golds printed over two lines of one column: "UC Browser" under an app's icon
+    and "Tiếng Việt" under it, with the row's other labels between them in reading order.
+
+    The gold's first words are a run of the upper line, printed exactly (OCR confusions
+    folded); the rest are the first words of the next line beneath that run, within
+    :func:`allowed_errors` of the rest of the gold."""
+    out: list[FormMatch] = []
+    wanted = [i for i in items if i.kind == "text" and len(i.tokens) >= 2]
+    if not wanted:
+        return out
+    tokens = [normalise(w.text).split() for w in words]
+    for upper, lower in pairwise(lines):
+        if not _below(words, upper, lower):
+            continue
+        top = [i for _, _, i in upper.spans if tokens[i]]
+        for item in wanted:
+            gold = item.tokens
+            for start in range(len(top)):
+                head: list[int] = []
+                said: list[str] = []
+                for index in top[start:]:
+                    head.append(index)
+                    said += tokens[index]
+                    if len(said) >= len(gold) or said != list(gold[: len(said)]):
+                        break
+                    rest = ocr_fold("".join(gold[len(said) :]))
+                    x0 = min(words[i].bbox[0] for i in head)
+                    x1 = max(words[i].bbox[2] for i in head)
+                    slack = max(words[i].bbox[3] - words[i].bbox[1] for i in head)
+                    under = [
+                        i
+                        for _, _, i in lower.spans
+                        if tokens[i]
+                        and words[i].bbox[0] < x1 + slack
+                        and words[i].bbox[2] > x0 - slack
+                    ]
+                    for stop in range(1, len(under) + 1):
+                        printed = ocr_fold("".join(t for i in under[:stop] for t in tokens[i]))
+                        budget = allowed_errors(len(rest))
+                        if Levenshtein.distance(printed, rest, score_cutoff=budget) > budget:
+                            continue
+                        printed_by = (*head, *under[:stop])
+                        out.append(
+                            FormMatch(
+                                item.text,
+                                " ".join(words[i].text for i in printed_by),
+                                "text" if printed == rest else "fuzzy",
+                                item.strong_text,
+                                min(printed_by),
+                                max(printed_by),
+                                len(gold) >= UNIQUE_WORDS and not item.partial,
+                                printed_by,
+                            )
+                        )
+                        break
+    return out
+
+
 def find_forms(items: Sequence[GoldItem], words: Sequence[Word]) -> list[FormMatch]:
     """Every place ``words`` print a form of one of ``items``, as word index spans."""
     if not items or not words:
@@ -634,7 +716,13 @@ def find_forms(items: Sequence[GoldItem], words: Sequence[Word]) -> list[FormMat
         if dates:
             out += _date_matches(dates, line)
     if texts:
-        out += _text_matches(texts, words, lines)
+        found = _text_matches(texts, words, lines)
+        seen = {(m.item, i) for m in found for i in m.words()}
+        for match in _stacked_matches(texts, words, lines):
+            if not any((match.item, i) in seen for i in match.words()):
+                found.append(match)
+                seen.update((match.item, i) for i in match.words())
+        out += found
     return out
 
 

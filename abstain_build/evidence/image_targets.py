@@ -101,7 +101,7 @@ def _matched_words(words: Sequence[Word], text: str) -> list[list[int]]:
     groups: list[list[int]] = []
     for match in find_forms(items, words):
         wanted = set(normalise(match.printed).split())
-        span = range(match.first, match.last + 1)
+        span = match.words()
         members = [i for i in span if set(normalise(words[i].text).split()) & wanted]
         groups.append(members or [match.first, match.last])
     return groups

@@ -180,7 +180,8 @@ def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors)
     out: list[Mention] = []
     single_digit = {i.text: i.kind == "number" and i.digits < 2 for i in items}
     for match in matches:
-        span = union_box([words[i].bbox for i in range(match.first, match.last + 1)])
+        printing = match.words()
+        span = union_box([words[i].bbox for i in printing])
         row = _row(words, span)
         sentence = _sentence(words, match.first, match.last)
         near = set(range(max(0, match.first - WINDOW), min(len(words), match.last + WINDOW + 1)))
@@ -204,7 +205,7 @@ def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors)
                 anchors=tuple(found),
                 topic=topic,
                 span=span,
-                boxes=tuple(words[i].bbox for i in range(match.first, match.last + 1)),
+                boxes=tuple(words[i].bbox for i in printing),
                 row=union_box([words[i].bbox for i in row]) if row else span,
                 sentence=union_box([words[i].bbox for i in sentence]),
                 figure=reading.region if reading.channel == OCR_FIGURE else None,

@@ -592,3 +592,29 @@ def test_the_slide_s_wrapped_app_name_is_erased_with_its_numbers(shared_data: Pa
     output = run_transform(get_registry().get("remove_numeric_tokens")(), sample, inputs, 0)
     erased = [r.bbox for r in output.record.edits.regions if r.page == 30]
     assert all(covered(box, erased) for box in stated[0].boxes)
+
+
+def test_a_name_is_erased_as_one_blank_not_a_blank_per_word() -> None:
+    """Readers rebuilt "Florida Department of Health" from four blanks of the right widths:
+    the words of a text answer that follow one another on a line are erased as one box."""
+    question = "Which segment had the highest revenue in FY2021?"
+    output = _plan("remove_numeric_tokens", question, "Industrial Products", (4,))
+    erased = [r.bbox for r in output.record.edits.regions if r.role == "answer"]
+    page = pymupdf.open(ACME)[3]
+    lines: dict[tuple[int, int], list[tuple]] = {}
+    for word in page.get_text("words"):
+        if word[4] in ("Industrial", "Products"):
+            lines.setdefault((word[5], word[6]), []).append(word)
+    # One box per line the name is printed on (the table's row, a sentence, and a sentence
+    # where it wraps), holding every word of the name on that line.
+    assert len(erased) == len(lines) == 4
+    for printed in lines.values():
+        holding = [
+            box
+            for box in erased
+            if all(
+                box[0] - 1 <= w[0] and w[2] <= box[2] + 1 and box[1] - 1 <= w[1] for w in printed
+            )
+        ]
+        assert len(holding) == 1
+    assert sum(len(printed) == 2 for printed in lines.values()) == 2

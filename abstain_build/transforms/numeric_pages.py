@@ -17,7 +17,7 @@ from ..model import Plan, Region, TokenEdit
 from ..qc.leak import numeric_gold, prints_answer
 from ..textregions.pages import PageWords
 from ..textregions.tables import Table, find_tables
-from ..textregions.words import Word
+from ..textregions.words import Word, union_box
 from .base import EvidencePageTransform, NotApplicable, TransformContext
 from .functional.number_roles import STRUCTURE, VALUE
 from .functional.numbers import find_numbers
@@ -171,6 +171,42 @@ class NumericPageTransform(EvidencePageTransform):
         return [
             w for w in words if overlaps_any(w.bbox, boxes) and not overlaps_any(w.bbox, numeric)
         ]
+
+    @staticmethod
+    def answer_runs(words: list[Word], answer: list[Word]) -> list[list[Word]]:
+        """``answer`` in runs of words that follow one another on a line, each erased as
+        one box: erased word by word, a name leaves a blank per word, and readers rebuilt
+        "Florida Department of Health" from four gaps of the right widths."""
+        taken = {id(w) for w in answer}
+        lines: dict[tuple[int, int], list[Word]] = {}
+        for word in words:
+            lines.setdefault((word.block, word.line), []).append(word)
+        runs: list[list[Word]] = []
+        for line in lines.values():
+            run: list[Word] = []
+            for word in [*sorted(line, key=lambda w: w.bbox[0]), None]:
+                if word is not None and id(word) in taken:
+                    run.append(word)
+                elif run:
+                    runs.append(run)
+                    run = []
+        return runs
+
+    def erase_answer(
+        self,
+        plan: Plan,
+        number: int,
+        source: str,
+        words: list[Word],
+        answer: list[Word],
+    ) -> list[TextEdit]:
+        """Edits erasing the words of a text answer, a run of them as one box, recorded."""
+        edits = []
+        for run in self.answer_runs(words, answer):
+            box = union_box([w.bbox for w in run])
+            edits.append(TextEdit(rect=box))
+            self.record_erase(plan, number, source, box, " ".join(w.text for w in run), "answer")
+        return edits
 
     def words_to_erase(
         self, words: list[Word], numbers: list[PageNumber], page: int, ctx: TransformContext

@@ -232,9 +232,8 @@ class CorruptNumericTokens(NumericPageTransform):
         # corrupted table still needs to be read at all ("Net additions" is no "Net").
         kept = [p.rect for p in printings] + table_rows(numbers)
         others = [w for w in others if not any(same_line(w, r) for r in kept)]
-        for word in answer:  # a text answer cannot be made wrong as a number: erased
-            edits.append(TextEdit(rect=word.bbox))
-            self.record_erase(plan, number, source, word.bbox, word.text, "answer")
+        # A text answer cannot be made wrong as a number: erased.
+        edits += self.erase_answer(plan, number, source, words, answer)
         for word in others:
             edits.append(TextEdit(rect=word.bbox))
             self.record_erase(plan, number, source, word.bbox, word.text, "word")

@@ -23,7 +23,7 @@ from ..registry import register_transform
 @register_transform
 class RemoveNumericTokens(NumericPageTransform):
     name = "remove_numeric_tokens"
-    version = 4
+    version = 5
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE
@@ -32,7 +32,8 @@ class RemoveNumericTokens(NumericPageTransform):
         "Erase numbers on the evidence pages (tables, chart labels read from the text layer"
         " or by OCR, running text): the ones where the evidence map finds the answer (on the"
         " evidence pages and every other page stating it) always, then random others up to"
-        " 95% of them, plus the words of a text answer and 60% of the other words on the"
+        " 95% of them, plus the words of a text answer (one blank per line, not per word)"
+        " and 60% of the other words on the"
         " lines that hold numbers. Each erase is filled with the colour around it (no black"
         " boxes) and, on text-layer pages, redacted from the text layer. Not applicable to"
         " a count the reader tallies, nor to a comparison answered by a name whose values"
@@ -70,11 +71,10 @@ class RemoveNumericTokens(NumericPageTransform):
         chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx, number)
         answer, others = self.words_to_erase(words, numbers, number, ctx)
         edits = [TextEdit(rect=n.rect) for n in chosen]
-        edits += [TextEdit(rect=w.bbox) for w in answer + others]
         for n in chosen:
             self.record_erase(plan, number, source, n.rect, n.text, "number")
-        for word in answer:
-            self.record_erase(plan, number, source, word.bbox, word.text, "answer")
+        edits += self.erase_answer(plan, number, source, words, answer)
+        edits += [TextEdit(rect=w.bbox) for w in others]
         for word in others:
             self.record_erase(plan, number, source, word.bbox, word.text, "word")
         self.add_page_edits(plan, number, source, edits)

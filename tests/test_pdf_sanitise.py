@@ -1,16 +1,19 @@
-"""PDFs lose their active content: JavaScript, actions that leave the document, embedded
-files, XFA forms; a PDF without any is kept as it is."""
+"""Shipped PDFs carry no active content: a hostile source goes through a real build, and
+every PDF that comes out is clean, page for page the same to a reader."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pymupdf
+import pytest
 
+from abstain_build import BuildConfig, build
 from abstain_build.media.pdf_sanitise import sanitise_pdf
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, read_jsonl
 
 ACME = FIXTURES / "mmlongbench-doc" / "documents" / "ACME_2021_10K.pdf"
 #: What the build removes from :func:`hostile_pdf`, as its records list it.
@@ -96,6 +99,16 @@ def active_content(data: bytes) -> list[str]:
     return found
 
 
+def page_texts(data: bytes) -> list[str]:
+    with pymupdf.open(stream=data, filetype="pdf") as doc:
+        return [page.get_text() for page in doc]
+
+
+def page_pixels(data: bytes) -> list[bytes]:
+    with pymupdf.open(stream=data, filetype="pdf") as doc:
+        return [page.get_pixmap(dpi=36).samples for page in doc]
+
+
 def test_the_hostile_source_has_every_kind_of_active_content(tmp_path: Path) -> None:
     found = " ".join(active_content(hostile_pdf(ACME, tmp_path / "hostile.pdf").read_bytes()))
     for kind in ("embedded file", "JavaScript", "Launch", "URI", "GoToR", "ImportData"):
@@ -115,3 +128,57 @@ def test_sanitising_is_deterministic(tmp_path: Path) -> None:
     first, second = sanitise_pdf(data, "hostile.pdf"), sanitise_pdf(data, "hostile.pdf")
     assert first.data == second.data and list(first.removed) == REMOVED
     assert sanitise_pdf(first.data, "again").removed == ()
+
+
+@pytest.fixture(scope="module")
+def hostile_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A one-sample MMLongBench-Doc folder whose PDF is hostile, built with a document
+    transform: (the hostile source PDF, the build folder)."""
+    base = tmp_path_factory.mktemp("hostile")
+    source = hostile_pdf(ACME, base / "mmlbd" / "documents" / ACME.name)
+    samples = json.loads((FIXTURES / "mmlongbench-doc" / "samples.json").read_text())
+    (base / "mmlbd" / "samples.json").write_text(json.dumps(samples[:1]))  # evidence: page 4
+    out = base / "out"
+    result = build(
+        BuildConfig(
+            source=str(base / "mmlbd"),
+            out=str(out),
+            seed=3,
+            routing="none",
+            transforms=["hide_evidence_page"],
+            qc="none",
+            blind_policy="record",
+        )
+    )
+    assert result.exit_code == 0, read_jsonl(out / "errors.jsonl")
+    return source, out
+
+
+def test_shipped_control_and_counterpart_pdfs_carry_no_active_content(hostile_build) -> None:
+    _, out = hostile_build
+    records = read_jsonl(out / "data.jsonl")
+    assert [r["kind"] for r in records] == ["original", "counterpart"]
+    for record in records:
+        shipped = (out / record["document"]).read_bytes()
+        assert active_content(shipped) == [], record["id"]
+        with pymupdf.open(stream=shipped, filetype="pdf") as doc:
+            assert [link["kind"] for link in doc[0].get_links()] == [pymupdf.LINK_GOTO]
+            assert doc[0].first_widget is not None  # the form field itself stays
+
+
+def test_sanitising_keeps_every_page_as_a_reader_sees_it(hostile_build) -> None:
+    source, out = hostile_build
+    control, counterpart = read_jsonl(out / "data.jsonl")
+    original = source.read_bytes()
+    shipped = (out / control["document"]).read_bytes()
+    assert page_texts(shipped) == page_texts(original)
+    assert page_pixels(shipped) == page_pixels(original)
+    edited = page_texts((out / counterpart["document"]).read_bytes())
+    for number, (text, before) in enumerate(zip(edited, page_texts(original), strict=True), 1):
+        if number not in counterpart["evidence_pages"]:
+            assert text == before, number
+
+
+def test_records_say_what_was_removed(hostile_build) -> None:
+    _, out = hostile_build
+    assert [r["sanitised"] for r in read_jsonl(out / "data.jsonl")] == [REMOVED, REMOVED]

@@ -1,19 +1,21 @@
-"""Shipped PDFs carry no active content: a hostile source goes through a real build, and
-every PDF that comes out is clean, page for page the same to a reader."""
+"""Shipped PDFs carry no active content: a hostile source goes through a real build and
+export, and every PDF that comes out is clean, page for page the same to a reader."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pymupdf
 import pytest
 
 from abstain_build import BuildConfig, build
+from abstain_build.export import export_dataset
 from abstain_build.media.pdf_sanitise import sanitise_pdf
 
-from .conftest import FIXTURES, read_jsonl
+from .conftest import FIXTURES, read_jsonl, write_jsonl
 
 ACME = FIXTURES / "mmlongbench-doc" / "documents" / "ACME_2021_10K.pdf"
 #: What the build removes from :func:`hostile_pdf`, as its records list it.
@@ -182,3 +184,30 @@ def test_sanitising_keeps_every_page_as_a_reader_sees_it(hostile_build) -> None:
 def test_records_say_what_was_removed(hostile_build) -> None:
     _, out = hostile_build
     assert [r["sanitised"] for r in read_jsonl(out / "data.jsonl")] == [REMOVED, REMOVED]
+
+
+def test_export_ships_clean_pdfs_from_a_build_that_predates_sanitising(
+    hostile_build, tmp_path: Path
+) -> None:
+    """An older build wrote the source PDF as it was: export removes its active content,
+    and the exported rows say what went."""
+    import pyarrow.parquet as pq
+
+    source, out = hostile_build
+    older = tmp_path / "older"
+    shutil.copytree(out, older)
+    records = read_jsonl(older / "data.jsonl")
+    shutil.copyfile(source, older / records[0]["document"])
+    write_jsonl(older / "data.jsonl", [{**r, "sanitised": []} for r in records])
+    exported = tmp_path / "export"
+    export_dataset(older, exported, documents="full")
+    rows = {
+        row["id"]: row
+        for path in sorted((exported / "data").glob("*.parquet"))
+        for row in pq.read_table(path, columns=["id", "document", "sanitised"]).to_pylist()
+    }
+    assert rows[records[0]["id"]]["sanitised"] == REMOVED
+    assert rows[records[1]["id"]]["sanitised"] == []  # already clean
+    for path in sorted((exported / "documents").iterdir()):
+        assert active_content(path.read_bytes()) == [], path.name
+    assert len(list((exported / "documents").iterdir())) == 2

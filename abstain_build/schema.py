@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 #: Values of a record's ``kind``.
 ORIGINAL = "original"
@@ -96,6 +96,9 @@ RECORD: dict[str, Any] = {
     "answer_format": "string",
     "images": ["string"],
     "document": "string",
+    #: What was removed from a document's PDF before it shipped (active content: see
+    #: ``abstain_build.media.pdf_sanitise``), e.g. "javascript: 2"; empty when nothing was.
+    "sanitised": ["string"],
     "context": "string",
     "evidence_pages": ["int64"],
     "transform": {

@@ -149,6 +149,21 @@ def test_document_items_carry_rendered_evidence_pages_at_144_dpi(doc_runs) -> No
         assert page.size == (1224, 1584)  # US letter at 144 dpi
 
 
+def test_a_document_without_active_content_ships_as_it_is_and_records_nothing_removed(
+    doc_runs,
+) -> None:
+    base, _ = doc_runs
+    out = base / "w1"
+    records = read_jsonl(out / "data.jsonl")
+    assert {len(r["sanitised"]) for r in records} == {0}
+    for record in records:
+        if record["kind"] == "original":
+            source = (
+                ROOT / "fixtures" / "mmlongbench-doc" / "documents" / record["source"]["doc_id"]
+            )
+            assert (out / record["document"]).read_bytes() == source.read_bytes()
+
+
 def test_output_loads_with_hugging_face_datasets(doc_runs, tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
     base, _ = doc_runs

@@ -25,6 +25,9 @@ MEANINGS = {
     "images": "the images a model is shown, embedded (for documents: the evidence pages, rendered)",
     "document": "the item's PDF, as a path under `documents/` relative to this folder; null"
     " for image items and when the PDFs are not included",
+    "sanitised": "what was removed from the PDF before it shipped (JavaScript, actions that"
+    " open files, addresses or other documents, embedded files, XFA forms), e.g."
+    " `javascript: 2`; empty when nothing was, null for image items",
     "context": "what a model is meant to see: `document` (the whole PDF), `pages` (the"
     " evidence pages in `images`) or `images`",
     "evidence_pages": "the 1-based pages of the document that hold the evidence",

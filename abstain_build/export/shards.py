@@ -15,13 +15,14 @@ path relative to the export.
 from __future__ import annotations
 
 import hashlib
-import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..media.files import atomic_write
+from ..media.pdf_sanitise import sanitise_pdf
 from ..schema import record_kind
 
 #: Splits in the order the card lists them.
@@ -69,7 +70,8 @@ class SplitFiles:
 
 
 class DocumentCopies:
-    """Each source PDF copied once, named by its content so two builds never collide;
+    """Each PDF copied once, without active content (a build made before its PDFs were
+    sanitised ships clean ones too), named by its content so two builds never collide;
     with ``ship=False`` none is (the records' ``document`` is then null)."""
 
     def __init__(self, root: Path, out: Path, ship: bool = True) -> None:
@@ -79,6 +81,8 @@ class DocumentCopies:
         #: Whether any record has a document (shipped or not).
         self.referenced = False
         self._copied: dict[str, str] = {}
+        #: What sanitising removed from each copied document (build path -> labels).
+        self.removed: dict[str, tuple[str, ...]] = {}
 
     @property
     def count(self) -> int:
@@ -89,14 +93,14 @@ class DocumentCopies:
         if not document or not self.ship:
             return None
         if document not in self._copied:
-            source = self.root / document
-            digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+            clean = sanitise_pdf((self.root / document).read_bytes(), document)
+            digest = hashlib.sha256(clean.data).hexdigest()[:12]
             name = f"{DOCUMENTS_DIR}/{Path(document).stem[:60]}-{digest}{Path(document).suffix}"
             target = self.out / name
-            target.parent.mkdir(parents=True, exist_ok=True)
             if not target.exists():
-                shutil.copyfile(source, target)
+                atomic_write(target, clean.data)
             self._copied[document] = name
+            self.removed[document] = clean.removed
         return self._copied[document]
 
 
@@ -139,6 +143,9 @@ def _row(record: dict[str, Any], root: Path, documents: DocumentCopies) -> dict[
         for path in record.get("images") or []
     ]
     row["document"] = documents.relative(record.get("document"))
+    removed = documents.removed.get(record.get("document") or "")
+    if removed:  # found only now: the build predates sanitising
+        row["sanitised"] = [*(record.get("sanitised") or []), *removed]
     return row
 
 

@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..model import Sample
 from .images import DEFAULT_MAX_PIXELS, decode_image, encode_png, image_format, normalisation
 from .pdf import DEFAULT_DPI, open_pdf, render_pages
+from .pdf_sanitise import Sanitised, sanitise_pdf
 
 T = TypeVar("T")
 
@@ -50,6 +51,25 @@ def _page_texts(digest: str, document: pymupdf.Document) -> tuple[str, ...]:
     return texts
 
 
+_SANITISED_KEPT = 4
+_sanitised_by_digest: OrderedDict[str, tuple[Sanitised, str]] = OrderedDict()
+
+
+def _sanitised(data: bytes, what: str) -> tuple[Sanitised, str]:
+    """The PDF without active content, and the digest of what is kept; once per document
+    content (the samples of a document come one after another)."""
+    digest = hashlib.sha256(data).hexdigest()
+    found = _sanitised_by_digest.pop(digest, None)
+    if found is None:
+        clean = sanitise_pdf(data, what)
+        kept = digest if clean.data is data else hashlib.sha256(clean.data).hexdigest()
+        found = clean, kept
+    _sanitised_by_digest[digest] = found
+    while len(_sanitised_by_digest) > _SANITISED_KEPT:
+        _sanitised_by_digest.popitem(last=False)
+    return found
+
+
 class SampleInputs:
     """Lazily decoded images and the opened PDF of one sample.
 
@@ -67,6 +87,7 @@ class SampleInputs:
         self._document: pymupdf.Document | None = None
         self._renders: list[bytes] | None = None
         self._digest: str | None = None
+        self._removed: tuple[str, ...] = ()
         self._derived: dict[Hashable, Any] = {}
 
     def validate(self) -> None:
@@ -121,11 +142,21 @@ class SampleInputs:
         return self._images
 
     def document_bytes(self) -> bytes:
+        """The PDF everything of the sample is made from and ships: the source without its
+        active content (JavaScript, actions that leave the document, embedded files, XFA;
+        :mod:`.pdf_sanitise`), the source's very bytes when it has none."""
         if self.sample.document is None:
             raise InputError("the sample has no document")
         if self._document_bytes is None:
-            self._document_bytes = _read(self.sample.document.path, self.sample.document.doc_id)
+            ref = self.sample.document
+            clean, self._digest = _sanitised(_read(ref.path, ref.doc_id), ref.doc_id)
+            self._document_bytes, self._removed = clean.data, clean.removed
         return self._document_bytes
+
+    def document_removed(self) -> list[str]:
+        """What :meth:`document_bytes` removed from the source PDF (empty: nothing)."""
+        self.document_bytes()
+        return list(self._removed)
 
     def document(self) -> pymupdf.Document:
         """The original PDF, opened once; read-only by convention (transforms edit a copy)."""
@@ -138,9 +169,9 @@ class SampleInputs:
         return open_pdf(self.document_bytes(), self.sample.document.doc_id)  # type: ignore[union-attr]
 
     def document_digest(self) -> str:
-        if self._digest is None:
-            self._digest = hashlib.sha256(self.document_bytes()).hexdigest()
-        return self._digest
+        """SHA-256 of :meth:`document_bytes`."""
+        self.document_bytes()
+        return self._digest  # type: ignore[return-value]
 
     def page_texts(self) -> tuple[str, ...]:
         """Text layer of every page of the document ('' for pages without one)."""

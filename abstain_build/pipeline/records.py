@@ -21,6 +21,8 @@ class ControlAssets:
 
     images: list[str]
     document: str | None
+    #: What was removed from the source PDF before anything was made from it (documents).
+    sanitised: list[str] | None = None
 
 
 def json_text(value: Any) -> str:
@@ -55,9 +57,11 @@ def _record(
     evidence: dict[str, Any] | None,
     new_answer: str | None = None,
     blind: dict[str, Any] | None = None,
+    sanitised: list[str] | None = None,
 ) -> dict[str, Any]:
     """One row, keys in the order of ``abstain_build.schema.RECORD``. ``new_answer``: the
-    gold of an answer-changed item; ``blind``: the sample's blind-check verdict."""
+    gold of an answer-changed item; ``blind``: the sample's blind-check verdict;
+    ``sanitised``: what was removed from the document's PDF."""
     if transform is None:
         kind, answer = ORIGINAL, sample.answer
     elif new_answer is not None:
@@ -77,6 +81,7 @@ def _record(
         "answer_format": sample.answer_format,
         "images": images,
         "document": document,
+        "sanitised": sanitised,
         "context": context,
         "evidence_pages": list(sample.evidence_pages),
         "transform": None
@@ -138,6 +143,7 @@ def control_record(
         record_context(sample, context),
         evidence_block(emap),
         blind=blind,
+        sanitised=assets.sanitised,
     )
 
 
@@ -154,6 +160,7 @@ def perturbed_record(
     evidence: dict[str, Any] | None = None,
     new_answer: str | None = None,
     blind: dict[str, Any] | None = None,
+    sanitised: list[str] | None = None,
 ) -> dict[str, Any]:
     """``verification``: the QC result (status, judges, self-check, earlier rejections);
     None when QC is off, and the item passed the structural checks only. ``new_answer``:
@@ -185,4 +192,5 @@ def perturbed_record(
         evidence,
         new_answer,
         blind,
+        sanitised,
     )

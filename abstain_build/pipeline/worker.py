@@ -503,7 +503,9 @@ class SampleProcessor:
                 self.assets.variant_file(sample.id, "original", f"page-{page:04d}.png", png)
                 for page, png in zip(sample.evidence_pages, inputs.evidence_renders(), strict=True)
             ]
-            return ControlAssets(images=images, document=document)
+            return ControlAssets(
+                images=images, document=document, sanitised=inputs.document_removed()
+            )
         images = [
             self.assets.variant_file(sample.id, "original", f"{ref.key}.{ext}", data)
             for ref, (data, ext) in zip(sample.images, inputs.control_images(), strict=True)
@@ -546,6 +548,7 @@ class SampleProcessor:
             evidence=evidence_block(emap, output.gate),
             new_answer=output.plan.new_answer,
             blind=self.blind.check(sample).to_json(),
+            sanitised=control.sanitised,
         )
 
 

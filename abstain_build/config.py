@@ -97,11 +97,11 @@ class BuildConfig:
         if self.llm is not None:
             from .models.spec import parse_spec
 
-            self.llm = parse_spec(self.llm).label  # ConfigError for a malformed spec
+            self.llm = parse_spec(self.llm).unredacted  # ConfigError for a malformed spec
         if self.blind_gate is not None:
             from .models.spec import parse_spec
 
-            self.blind_gate = parse_spec(self.blind_gate).label
+            self.blind_gate = parse_spec(self.blind_gate).unredacted
         from .blind.verdict import POLICIES
 
         if self.blind_policy not in POLICIES:

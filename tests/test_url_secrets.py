@@ -5,14 +5,21 @@ no server at all."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from abstain_build import BuildConfig
 from abstain_build.errors import ConfigError
 from abstain_build.models import ClientOptions, ModelClient, ModelRequest, parse_spec
+from abstain_build.pipeline.build import probe_models
+from abstain_build.pipeline.output import CONFIG_FILE, RunOutput
+from abstain_build.predict import predict
 
+from .conftest import FIXTURES, run_cli
 from .model_server import ModelServer, error, reply
+from .test_predict import answering
 
 pytestmark = pytest.mark.usefixtures("no_real_keys")
 
@@ -69,4 +76,54 @@ def test_an_error_that_echoes_the_url_is_kept_without_the_key(
         answered = client.ask(ModelRequest(text="second", purpose="test"))
     assert not failed.ok and "no route for" in failed.error and SECRET not in failed.error
     assert answered.ok and answered.model == f"openai:m@{server.openai_url}?key=[REDACTED]"
+    assert files_holding(tmp_path, SECRET) == []
+
+
+def test_the_rewrite_model_is_written_masked_and_called_with_its_key(
+    server: ModelServer, tmp_path: Path
+) -> None:
+    config = BuildConfig(
+        source=str(FIXTURES / "mmmu"), out=str(tmp_path), llm=f"openai:rw@{keyed(server)}"
+    )
+    masked = f"openai:rw@{server.openai_url}?key=[REDACTED]"
+    assert config.to_dict()["llm"] == config.fingerprint()["llm"] == masked
+    probe_models(config)  # the start-up request every build makes
+    assert server.probes and all(r.query == {"key": SECRET} for r in server.probes)
+
+
+def test_a_folder_whose_config_kept_the_key_resumes_and_loses_it(tmp_path: Path) -> None:
+    """What an older version wrote: the same settings with the URL as given."""
+    settings = {"seed": 0, "llm": "openai:m@http://127.0.0.1:9/v1?key=[REDACTED]", "judges": []}
+    (tmp_path / "state").mkdir()
+    old = dict(settings, llm=settings["llm"].replace("[REDACTED]", SECRET))
+    (tmp_path / CONFIG_FILE).write_text(json.dumps(old))
+    output = RunOutput(tmp_path)
+    output.prepare(settings, overwrite=False)
+    output.close()
+    assert json.loads((tmp_path / CONFIG_FILE).read_text()) == settings
+
+
+def test_a_masked_url_read_back_from_a_written_config_is_refused_in_one_line(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "run.toml"
+    config.write_text('llm = "openai:m@http://127.0.0.1:9/v1?key=[REDACTED]"\n')
+    out = tmp_path / "out"
+    done = run_cli("transform", str(FIXTURES / "mmmu"), "-o", str(out), "--config", str(config))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: openai:m@http://127.0.0.1:9/v1?key=[REDACTED]: this URL was read back as"
+        " written, its query masked; give the model with its real URL"
+    ]
+    assert not out.exists()
+
+
+def test_predictions_and_their_summary_name_the_model_without_the_key(
+    predict_dataset: Path, server: ModelServer, tmp_path: Path
+) -> None:
+    server.responder = answering()
+    result = predict(predict_dataset, f"openai:vlm@{keyed(server)}", tmp_path / "p.jsonl", limit=1)
+    assert result.answered == 1 and server.requests[0].query == {"key": SECRET}
+    summary = json.loads((tmp_path / "p.jsonl.summary.json").read_text())
+    assert summary["model"] == f"openai:vlm@{server.openai_url}?key=[REDACTED]"
     assert files_holding(tmp_path, SECRET) == []

@@ -18,8 +18,9 @@ from abstain_build.pipeline.output import CONFIG_FILE, RunOutput
 from abstain_build.predict import predict
 
 from .conftest import FIXTURES, run_cli
-from .model_server import ModelServer, error, reply
+from .model_server import OPENAI_PATH, ModelServer, error, reply
 from .test_predict import answering
+from .test_qc import judge_server
 
 pytestmark = pytest.mark.usefixtures("no_real_keys")
 
@@ -127,3 +128,27 @@ def test_predictions_and_their_summary_name_the_model_without_the_key(
     summary = json.loads((tmp_path / "p.jsonl.summary.json").read_text())
     assert summary["model"] == f"openai:vlm@{server.openai_url}?key=[REDACTED]"
     assert files_holding(tmp_path, SECRET) == []
+
+
+def test_a_key_in_the_url_is_sent_with_each_call_and_written_nowhere_and_the_run_resumes(
+    server: ModelServer, tmp_path: Path
+) -> None:
+    server.responder = judge_server(lambda model, question: "UNANSWERABLE")
+    out, exported = tmp_path / "out", tmp_path / "export"
+    judges = ("--judge", f"openai:a@{keyed(server)}", "--judge", f"openai:b@{keyed(server)}")
+    build = ("transform", str(FIXTURES / "mmmu"), "-o", str(out), "--limit", "1", "--qc", "judges")
+    runs = [run_cli(*build, *judges), run_cli("qc", str(out), *judges)]
+    runs.append(run_cli("export", str(out), "--to", str(exported)))
+    runs.append(run_cli(*build, *judges))  # the same command again, the real URL given
+    for done in runs:
+        assert done.returncode == 0, done.stderr
+        assert SECRET not in done.stdout + done.stderr
+    assert "(resumed after 1)" in runs[-1].stderr
+    calls = [*server.probes, *server.requests]
+    assert calls and all(r.path == OPENAI_PATH and r.query == {"key": SECRET} for r in calls)
+    assert files_holding(out, SECRET) == [] and files_holding(exported, SECRET) == []
+    written = json.loads((out / CONFIG_FILE).read_text())
+    assert written["judges"][0] == f"openai:a@{server.openai_url}?key=[REDACTED]"
+    card = (exported / "README.md").read_text()
+    assert "127.0.0.1" not in card and "`openai:a`" in card
+    assert "- `openai:b` (QC judge): a local OpenAI-compatible server." in card

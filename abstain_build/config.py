@@ -97,11 +97,11 @@ class BuildConfig:
         if self.llm is not None:
             from .models.spec import parse_spec
 
-            self.llm = parse_spec(self.llm).label  # ConfigError for a malformed spec
+            self.llm = parse_spec(self.llm).unredacted  # ConfigError for a malformed spec
         if self.blind_gate is not None:
             from .models.spec import parse_spec
 
-            self.blind_gate = parse_spec(self.blind_gate).label
+            self.blind_gate = parse_spec(self.blind_gate).unredacted
         from .blind.verdict import POLICIES
 
         if self.blind_policy not in POLICIES:
@@ -128,13 +128,35 @@ class BuildConfig:
             raise ConfigError(f"--judge is given, but --qc is {self.qc}: use --qc judges")
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The settings as written (manifest.json, state/config.json): models by their
+        labels, a key in an endpoint URL's query masked (the fields keep the real URL)."""
+        return public_settings(asdict(self))
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings that determine the output (used to refuse mixing two configs in one DIR)."""
         data = {k: v for k, v in self.to_dict().items() if k not in NOT_FINGERPRINTED}
         data["source"] = str(Path(self.source).resolve())
         return data
+
+
+#: Settings that name models (``openai:MODEL@URL``); a judge may also be a registered name.
+MODEL_SETTINGS = ("llm", "blind_gate", "judges")
+
+
+def public_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` with every model named by its label (``public_spec``): what is written,
+    and what a resumed run compares, so the same command resumes and no secret is needed
+    back from disk."""
+    from .models.spec import public_spec
+
+    public = dict(settings)
+    for key in MODEL_SETTINGS:
+        value = public.get(key)
+        if isinstance(value, str):
+            public[key] = public_spec(value)
+        elif isinstance(value, list):
+            public[key] = [public_spec(v) if isinstance(v, str) else v for v in value]
+    return public
 
 
 #: Keys named after the command-line flags, for the settings whose field names differ.

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from PIL import Image
 
@@ -76,10 +77,11 @@ def garbage(content_type: str = "application/json", body: bytes = b"<html>oops")
 class Received:
     """One request as the server saw it."""
 
-    path: str
+    path: str  # without the query
     headers: dict[str, str]  # lower-case names
     body: dict[str, Any]
     at: float
+    query: dict[str, str] = field(default_factory=dict)
 
     @property
     def credential(self) -> str:
@@ -253,11 +255,13 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
             if len(raw) < length:
                 self.close_connection = True
                 return  # the client died mid-request (a killed run): nothing was asked
+            target = urlsplit(self.path)
             received = Received(
-                path=self.path,
+                path=target.path,
                 headers={k.lower(): v for k, v in self.headers.items()},
                 body=json.loads(raw) if raw else {},
                 at=time.monotonic(),
+                query=dict(parse_qsl(target.query, keep_blank_values=True)),
             )
             action = server._next(received)
             try:

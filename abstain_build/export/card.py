@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..errors import ConfigError
+from ..models.spec import ModelSpec, hide_endpoints, parse_spec
 from .citation import METHOD_BIBTEX, dataset_bibtex
 from .columns import columns_table
 from .shards import DATA_DIR, SPLITS, SplitFiles, export_features
@@ -106,7 +108,8 @@ def export_card(
     tasks = ["visual-question-answering"] + (["document-question-answering"] if documents else [])
     pretty = f"{dataset or 'custom'} abstention counterparts (abstain-build)"
     lines = ["---", hub_metadata(splits, chosen, tasks, pretty, hub_id), "---", ""]
-    body = _body(built_card)
+    # Published: models by provider and name, never the server they were called at.
+    body = hide_endpoints(_body(built_card))
     rows = [
         f"| `{name}` | {splits[name].records} | {DESCRIPTIONS[name]} |"
         for name in SPLITS
@@ -115,6 +118,7 @@ def export_card(
     lines += [
         body.rstrip(),
         "",
+        *model_lines(manifest),
         "## Intended use",
         "",
         "For evaluating whether a model abstains when the evidence does not support an"
@@ -171,6 +175,37 @@ def export_card(
         "",
     ]
     return "\n".join(lines)
+
+
+#: What each model setting of a build did, for the card's list of models.
+MODEL_ROLES = (("llm", "question rewrites"), ("blind_gate", "blind check"), ("judges", "QC judge"))
+
+
+def model_lines(manifest: dict[str, Any]) -> list[str]:
+    """The models the build called, each by provider and name with the kind of server that
+    answered ("a local OpenAI-compatible server"), never its address; nothing when none."""
+    config = manifest.get("config") or {}
+    roles: dict[ModelSpec, list[str]] = {}
+    for key, role in MODEL_ROLES:
+        given = config.get(key)
+        for text in given if isinstance(given, list) else [given]:
+            try:
+                spec = parse_spec(text) if isinstance(text, str) else None
+            except ConfigError:
+                spec = None  # a registered judge (offline:leak), not a model
+            if spec is not None:
+                roles.setdefault(spec, []).append(role)
+    if not roles:
+        return []
+    return [
+        "## Models",
+        "",
+        *(
+            f"- `{spec.name}` ({', '.join(dict.fromkeys(done))}): {spec.server}."
+            for spec, done in roles.items()
+        ),
+        "",
+    ]
 
 
 #: Sections of the build's card that describe the build folder, not the export.

@@ -24,7 +24,7 @@ from .redact import Redactor
 from .request import ModelRequest, ReplySchema, object_schema
 from .result import ModelResult
 from .retry import RetryPolicy
-from .spec import ModelSpec, parse_spec
+from .spec import ModelSpec, hide_endpoints, parse_spec, public_spec
 from .stats import ModelStats, merge_stats, stats_delta
 
 __all__ = [
@@ -42,9 +42,11 @@ __all__ = [
     "RetryPolicy",
     "cache_key",
     "encode_for_model",
+    "hide_endpoints",
     "merge_stats",
     "object_schema",
     "parse_spec",
+    "public_spec",
     "stats_delta",
     "stop_if_unusable",
 ]

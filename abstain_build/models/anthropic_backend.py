@@ -30,9 +30,18 @@ class AnthropicBackend:
 
     def __init__(self, spec: ModelSpec, api_key: str, timeout: float) -> None:
         self.model = spec.model
-        self.identity = {"provider": "anthropic", "model": spec.model, "base_url": spec.endpoint}
+        self.identity = {
+            "provider": "anthropic",
+            "model": spec.model,
+            "base_url": spec.public_endpoint,
+        }
+        base_url, query = spec.call_target()
         self._client = anthropic.Anthropic(
-            base_url=spec.endpoint, api_key=api_key, max_retries=0, timeout=timeout
+            base_url=base_url,
+            default_query=query or None,
+            api_key=api_key,
+            max_retries=0,
+            timeout=timeout,
         )
         #: False once the server refused a forced tool that it then answered without.
         self.structured = True

@@ -19,7 +19,8 @@ MESSAGE_CHARS = 500
 class Backend(Protocol):
     """Sends one conversation, once (no retries), and returns the reply or raises CallFailure."""
 
-    #: Provider, model, base URL and wire choices: part of the cache key (never the API key).
+    #: Provider, model, base URL (query masked) and wire choices: part of the cache key
+    #: (never the API key).
     identity: dict[str, Any]
     #: False when the provider refuses a temperature (it is then not sent, nor keyed).
     sends_temperature: bool

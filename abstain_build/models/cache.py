@@ -64,7 +64,8 @@ def cache_key(
     """SHA-256 of everything that decides the reply: endpoint, model, every turn sent
     (images by the hash of the PNG bytes sent), limits, the purpose and the ask number.
 
-    ``identity`` holds provider, model, base URL and backend wire options; never the key.
+    ``identity`` holds provider, model, base URL and backend wire options; never the key,
+    nor the URL's query values (masked as in labels: a key there does not change a reply).
     """
     material = {
         "v": KEY_VERSION,

@@ -25,7 +25,7 @@ from .backends import Backend, make_backend, shorten
 from .cache import Reply, ReplyCache, cache_key
 from .errors import CallFailure
 from .images import ENCODED
-from .redact import Redactor
+from .redact import MASK, Redactor
 from .request import Conversation, ModelRequest, Turn
 from .result import ModelResult
 from .retry import RetryPolicy
@@ -92,9 +92,14 @@ class ModelClient:
 
     def __init__(self, spec: ModelSpec | str, options: ClientOptions | None = None) -> None:
         self.spec = parse_spec(spec) if isinstance(spec, str) else spec
+        if MASK in self.spec.endpoint:
+            raise ConfigError(
+                f"{self.spec.label}: this URL was read back as written, its query masked;"
+                " give the model with its real URL"
+            )
         self.options = options or ClientOptions()
         api_key, secret = resolve_api_key(self.spec, self.options.api_key_env)
-        self.redact = Redactor.for_environment(api_key if secret else "")
+        self.redact = Redactor.for_environment(api_key if secret else "", *self.spec.secrets)
         self.stats = ModelStats(self.spec.label)
         self.cache = ReplyCache(self.options.cache_path) if self.options.cache_path else None
         self._backend: Backend = make_backend(self.spec, api_key, self.options.timeout)

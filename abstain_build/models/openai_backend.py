@@ -46,11 +46,16 @@ class OpenAIBackend:
         self.identity = {
             "provider": "openai",
             "model": spec.model,
-            "base_url": spec.endpoint,
+            "base_url": spec.public_endpoint,
             "token_param": self.token_param,
         }
+        base_url, query = spec.call_target()
         self._client = openai.OpenAI(
-            base_url=spec.endpoint, api_key=api_key, max_retries=0, timeout=timeout
+            base_url=base_url,
+            default_query=query or None,
+            api_key=api_key,
+            max_retries=0,
+            timeout=timeout,
         )
         #: The ``RESPONSE_FORMATS`` entry this server accepted last (the first, until refused).
         self.format_mode: str | None = RESPONSE_FORMATS[0]

@@ -80,7 +80,7 @@ def _quiet() -> Iterator[None]:
 
 
 def _advice(result: ModelResult[str], client: ModelClient) -> str:
-    endpoint = client.spec.endpoint
+    endpoint = client.spec.public_endpoint
     if result.kind == "connection" or result.kind == "timeout":
         return f"cannot reach {endpoint} ({result.error}); start the server or fix the URL"
     if result.kind == "auth":

@@ -2,15 +2,18 @@
 
 Servers echo keys back in error bodies (whole, or cut short), and the SDKs put error bodies
 into exception text, so every string that crosses from the SDK into our data goes through a
-``Redactor`` first.
+``Redactor`` first. A key can also sit in an endpoint URL (``http://host/v1?key=...``): a
+URL is written with its query values and fragment masked (``masked_url``).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
-from .spec import KEY_VARIABLES
+#: Where each provider's key is read from (``resolve_api_key``); every value set is masked.
+KEY_VARIABLES: dict[str, str] = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 
 MASK = "[REDACTED]"
 #: Any run of this many characters copied from a key is masked too (a key cut short in an
@@ -58,3 +61,27 @@ class Redactor:
             i = start = end
         out.append(text[start:])
         return "".join(out)
+
+
+def masked_url(url: str) -> str:
+    """``url`` with every query value and the fragment masked, names kept
+    (``http://h/v1?key=[REDACTED]&v=[REDACTED]``): which parameter was sent still shows, and
+    no value does, whatever its name (servers take keys as ``key``, ``api-key``, ``token``,
+    ``sig``, ...)."""
+    parts = urlsplit(url)
+    query = "&".join(
+        f"{field.split('=', 1)[0]}={MASK}" if "=" in field else MASK
+        for field in parts.query.split("&")
+        if field
+    )
+    fragment = MASK if parts.fragment else ""
+    return urlunsplit(parts._replace(query=query, fragment=fragment))
+
+
+def url_secrets(url: str) -> list[str]:
+    """The values ``masked_url`` hides, for a ``Redactor`` (a server may echo the URL it was
+    called at in an error body)."""
+    parts = urlsplit(url)
+    values = [field.split("=", 1)[-1] for field in parts.query.split("&") if field]
+    found = [*values, parts.fragment]
+    return list(dict.fromkeys(form for v in found if v for form in (v, unquote_plus(v))))

@@ -18,7 +18,7 @@ from ..errors import ConfigError
 from ..loaders import Source, open_source
 from ..media.inputs import InputLimits
 from ..model import Sample, SampleProblem
-from ..models import ClientOptions, ModelClient, merge_stats, parse_spec
+from ..models import ClientOptions, ModelClient, merge_stats, parse_spec, public_spec
 from ..models.probe import probe_model
 from ..qc.verify import OFFLINE_JUDGES, QcSpec, make_judge
 from ..transforms.params import ParamError
@@ -132,7 +132,7 @@ def qc_spec(config: BuildConfig) -> QcSpec | None:
         log.warning(
             "the same judge is given twice (%s): the method wants two independent judges, so"
             " their agreement means little",
-            ", ".join(sorted({n for n in names if names.count(n) > 1})),
+            ", ".join(sorted({public_spec(n) for n in names if names.count(n) > 1})),
         )
     options = dataclasses.replace(model_options(config), cache_path=None)
     for name in names:

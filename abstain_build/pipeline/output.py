@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..blind.verdict import BlindVerdict
+from ..config import public_settings
 from ..errors import ConfigError
 from ..schema import ANSWER_CHANGED, COUNTERPART, record_kind
 from .assets import atomic_write
@@ -126,8 +127,13 @@ class RunOutput:
                 _remove(child)
 
     def _check_same_config(self, fingerprint: dict[str, Any]) -> None:
-        stored = json.loads(self.config_path.read_text(encoding="utf-8"))
+        """Compared as written, models by their labels: a folder whose config.json still
+        holds a URL's key (from an older version) resumes too, and is rewritten without it."""
+        written = json.loads(self.config_path.read_text(encoding="utf-8"))
+        stored = public_settings(written)
         if stored == fingerprint:
+            if written != stored:
+                atomic_write(self.config_path, (json.dumps(stored, indent=2) + "\n").encode())
             return
         changed = sorted(
             k for k in set(stored) | set(fingerprint) if stored.get(k) != fingerprint.get(k)

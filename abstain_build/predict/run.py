@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..models import ClientOptions, ModelClient, stop_if_unusable
+from ..models import ClientOptions, ModelClient, public_spec, stop_if_unusable
 from ..schema import record_kind
 from ..scoring.abstention import build_matcher
 from ..scoring.items import EXCLUDED_STATUSES, VERIFIED, data_records
@@ -257,7 +257,7 @@ def predict(
         out,
         replies,
         method=label,
-        model=model,
+        model=public_spec(model) if model else None,
         concurrency=concurrency,
         wall_seconds=result.seconds,
         calls=result.calls,

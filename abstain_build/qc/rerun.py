@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..models import stop_if_unusable
+from ..models import public_spec, stop_if_unusable
 from .consensus import ACCEPTED, QC_ERROR
 from .judges.base import JudgeItem, Reference
 from .verify import OFFLINE_JUDGES, QcResult, Verifier, apply_validity, record_validity_key
@@ -191,7 +191,7 @@ def _update_manifest(root: Path, verifier: Verifier, rates: dict[str, Any]) -> N
     if not path.exists():
         return
     manifest = json.loads(path.read_text(encoding="utf-8"))
-    specs = list(verifier.spec.judges)
+    specs = [public_spec(name) for name in verifier.spec.judges]
     manifest["models"]["judges"] = specs
     offline = sorted(specs) == sorted(OFFLINE_JUDGES)
     manifest["config"]["qc"] = "offline" if offline else "judges"

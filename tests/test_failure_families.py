@@ -618,3 +618,18 @@ def test_a_name_is_erased_as_one_blank_not_a_blank_per_word() -> None:
         ]
         assert len(holding) == 1
     assert sum(len(printed) == 2 for printed in lines.values()) == 2
+
+
+def test_hiding_pages_declines_a_count_of_the_document_s_parts() -> None:
+    """A reader counted five appendices from the table of contents after the pages where
+    three of them start were hidden: the document lists its parts elsewhere."""
+    for question in (
+        "How many appendices appear in the document?",
+        "How many times does the word revenue appear in the report?",
+    ):
+        with pytest.raises(NotApplicable, match="counts parts of the document"):
+            _plan("hide_evidence_page", question, "5")
+    output = _plan("hide_evidence_page", "What was ACME's total revenue in FY2021?", "11642.4")
+    assert output.pdf is not None
+    # The bars of one page's chart go with the page.
+    assert _plan("hide_evidence_page", "How many bars does the chart show?", "4").pdf is not None

@@ -230,6 +230,17 @@ class DocumentTransform(Transform):
 
     target: ClassVar[str] = "document"
     changes_geometry: ClassVar[bool] = False
+    #: Question rules under which the edit cannot take the answer away, each giving a
+    #: reason or None (:mod:`.functional.asks`): a blur keeps the shapes and colours a
+    #: question that counts or colours charts is about, so blurs decline such questions.
+    declines_questions: ClassVar[tuple[Callable[[str], str | None], ...]] = ()
+
+    def decline_questions(self, ctx: TransformContext) -> None:
+        """:class:`NotApplicable` when one of :attr:`declines_questions` holds."""
+        for rule in self.declines_questions:
+            reason = rule(ctx.sample.question)
+            if reason:
+                raise NotApplicable(f"the question {reason}: {self.name} would leave it answerable")
 
     @abc.abstractmethod
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
@@ -250,10 +261,6 @@ class EvidencePageTransform(DocumentTransform):
 
     #: Edit every page that states the answer, not only the listed ones.
     edits_statement_pages: ClassVar[bool] = True
-    #: Question rules under which the edit cannot take the answer away, each giving a
-    #: reason or None (:mod:`.functional.asks`): a blur keeps the shapes and colours a
-    #: question that counts or colours charts is about, so blurs decline such questions.
-    declines_questions: ClassVar[tuple[Callable[[str], str | None], ...]] = ()
     #: A page edited only for the operand rows it prints gets black rectangles over their
     #: numbers (:func:`.functional.evidence_edits.seal_related_page`) instead of
     #: :meth:`plan_page`; transforms that edit it their own way (erase, blur) say False.
@@ -282,10 +289,7 @@ class EvidencePageTransform(DocumentTransform):
         return 100.0 * float(np.mean(shares))
 
     def plan(self, ctx: TransformContext) -> Plan:
-        for rule in self.declines_questions:
-            reason = rule(ctx.sample.question)
-            if reason:
-                raise NotApplicable(f"the question {reason}: {self.name} would leave it answerable")
+        self.decline_questions(ctx)
         pages = self.pages(ctx)
         if not pages:
             raise NotApplicable("the sample lists no evidence pages")

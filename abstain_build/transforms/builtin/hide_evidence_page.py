@@ -13,6 +13,7 @@ from ...evidence.statements import TO_REMOVE
 from ...model import EVIDENCE, PageCrop, Plan, Region
 from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
+from ..functional.asks import counts_document_parts
 from ..functional.evidence_edits import seal_related_page
 from ..functional.page_content import normalised_page, sample_page_content
 from ..functional.pdf_edit import (
@@ -30,11 +31,16 @@ from ..registry import register_transform
 @register_transform
 class HideEvidencePage(DocumentTransform):
     name = "hide_evidence_page"
-    version = 3
+    version = 4
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"
     changes_geometry = True
+    #: A document lists its parts elsewhere (contents, list of tables, the parts on other
+    #: pages), and a count of mentions is made over every page: hiding some pages leaves
+    #: the list, or a smaller count a reader gives with confidence. Things counted on one
+    #: page (the bars of its chart) go with the page.
+    declines_questions = (counts_document_parts,)
     description = (
         "Blank 50% of the question's evidence pages (at least one; text layer removed too) and"
         " crop each remaining evidence page at its vertical midpoint (moved to the nearest"
@@ -45,7 +51,9 @@ class HideEvidencePage(DocumentTransform):
         " question's words, else the half holding more of the page's content). Every other"
         " page that states the answer counts as an evidence"
         " page; a page with it in both halves is blanked. A page that only prints rows the"
-        " answer is computed from gets black rectangles over their numbers."
+        " answer is computed from gets black rectangles over their numbers. Not applicable"
+        " to questions that count the document's parts (appendices, sections, pages) or"
+        " mentions."
     )
     params = {
         "hide_fraction": Param(
@@ -60,6 +68,7 @@ class HideEvidencePage(DocumentTransform):
         return min(1.0, super().affinity(features) + bonus)
 
     def plan(self, ctx: TransformContext) -> Plan:
+        self.decline_questions(ctx)
         listed = sorted(set(ctx.sample.evidence_pages))
         if not listed:
             raise NotApplicable("the sample lists no evidence pages")

@@ -131,4 +131,12 @@ def counts_structure(question: str) -> str | None:
     return counts_parts(question)
 
 
+def counts_document_parts(question: str) -> str | None:
+    """Why ``question`` counts the document's own parts (appendices, sections, pages,
+    footnotes) or the times something is mentioned, not graphical things on one page: a
+    table of contents and the other pages keep such a count when some pages are hidden."""
+    counted = _said(_COUNT_STRUCTURE.search(question))
+    return f"counts parts of the document or mentions ({counted!r})" if counted else None
+
+
 _HOW_MANY_TIMES = re.compile(r"\bhow\s+many\s+times\b", re.IGNORECASE)

@@ -570,6 +570,7 @@ def test_a_name_wrapped_under_an_icon_is_found_on_its_two_lines() -> None:
 
 
 @pytest.mark.shared_data
+@pytest.mark.exhaustive  # the label grid above reproduces the slide's OCR line for line
 def test_the_slide_s_wrapped_app_name_is_erased_with_its_numbers(shared_data: Path) -> None:
     from abstain_build.evidence.map import evidence_map
     from abstain_build.transforms.functional.evidence_edits import covered

@@ -634,3 +634,67 @@ def test_hiding_pages_declines_a_count_of_the_document_s_parts() -> None:
     assert output.pdf is not None
     # The bars of one page's chart go with the page.
     assert _plan("hide_evidence_page", "How many bars does the chart show?", "4").pdf is not None
+
+
+def course_outline(path: Path, summary_names_quizzes: bool) -> Path:
+    """Units 4 and 5 on pages 2 and 3, each with its quiz; page 4 a summary of the units,
+    listing the quizzes again or not."""
+    pdf = pymupdf.open()
+    lines = {
+        1: ["Course outline", "Semester 2 covers units 4 to 6."],
+        2: ["Unit 4: Markets", "Reading: chapter 4.", "Quiz: supply and demand."],
+        3: ["Unit 5: Money", "Reading: chapter 5.", "Quiz: interest rates."],
+        4: [
+            "Summary of the semester",
+            "Unit 4 - reading, quiz" if summary_names_quizzes else "Unit 4 - reading",
+            "Unit 5 - reading, quiz" if summary_names_quizzes else "Unit 5 - reading",
+            "Unit 6 - reading, project",
+        ],
+    }
+    for number in range(1, 5):
+        page = pdf.new_page()
+        for row, text in enumerate(lines[number]):
+            page.insert_text((72, 90 + 24 * row), text, fontsize=12)
+    pdf.save(path)
+    return path
+
+
+def test_hiding_pages_declines_a_count_the_reader_makes_of_things_listed_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """A reader counted the quizzes of the hidden units from the summary table on a page
+    the edit left whole."""
+    question = "How many quizzes are there in units 4 and 5 combined?"
+    listed = replace(
+        doc_sample(course_outline(tmp_path / "listed.pdf", True), (2, 3)),
+        question=question,
+        answer="2",
+    )
+    inputs = SampleInputs(listed)
+    inputs.validate()
+    with pytest.raises(NotApplicable, match=r"counts 'quizzes'.*\[4\]"):
+        run_transform(get_registry().get("hide_evidence_page")(), listed, inputs, run_seed=0)
+    # With the summary silent about quizzes, the count goes with the hidden pages.
+    silent = replace(listed, document=replace(listed.document, path=tmp_path / "silent.pdf"))
+    course_outline(tmp_path / "silent.pdf", False)
+    inputs = SampleInputs(silent)
+    inputs.validate()
+    output = run_transform(get_registry().get("hide_evidence_page")(), silent, inputs, run_seed=0)
+    assert output.record.edits.pages_hidden
+
+
+@pytest.mark.parametrize(
+    ("question", "counted"),
+    [
+        ("How many quizzes are there in units 4, 5, and 6 combined?", "quizzes"),
+        ("How many critical thinking case studies are included in all the assignments?", "studies"),
+        ("how many LEARNING OUTCOMES should be ANSWERed in UNIT 8?", "outcomes"),
+        ("How many lines are highlighted in yellow on the first page?", None),
+        ("How many bars does the chart show?", None),
+        ("What was ACME's total revenue in FY2021?", None),
+    ],
+)
+def test_the_counted_noun_of_a_question(question: str, counted: str | None) -> None:
+    from abstain_build.transforms.functional.asks import counted_noun
+
+    assert counted_noun(question) == counted

@@ -7,13 +7,14 @@ import math
 
 import pymupdf
 
+from ...evidence.anchors import stem, stems_of
 from ...evidence.map import EvidenceMap
 from ...evidence.recovery import recoveries
 from ...evidence.statements import TO_REMOVE
 from ...model import EVIDENCE, PageCrop, Plan, Region
 from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
-from ..functional.asks import counts_document_parts
+from ..functional.asks import counted_by_the_reader, counted_noun, counts_document_parts
 from ..functional.evidence_edits import seal_related_page
 from ..functional.page_content import normalised_page, sample_page_content
 from ..functional.pdf_edit import (
@@ -31,7 +32,7 @@ from ..registry import register_transform
 @register_transform
 class HideEvidencePage(DocumentTransform):
     name = "hide_evidence_page"
-    version = 4
+    version = 5
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"
@@ -53,7 +54,8 @@ class HideEvidencePage(DocumentTransform):
         " page; a page with it in both halves is blanked. A page that only prints rows the"
         " answer is computed from gets black rectangles over their numbers. Not applicable"
         " to questions that count the document's parts (appendices, sections, pages) or"
-        " mentions."
+        " mentions, nor to a count no page prints of things a page left whole names"
+        " (a summary table listing the quizzes of the hidden units)."
     )
     params = {
         "hide_fraction": Param(
@@ -77,6 +79,7 @@ class HideEvidencePage(DocumentTransform):
         to_edit = ctx.pages_to_edit()
         related = [p for p in to_edit if emap.related_only(p)]
         pages = [p for p in to_edit if p not in related]
+        refuse_counted_elsewhere(ctx, emap, to_edit)
         document = ctx.inputs.document()
         halves: dict[int, dict[str, pymupdf.Rect]] = {}
         stated: dict[int, set[str]] = {}
@@ -205,6 +208,28 @@ class HideEvidencePage(DocumentTransform):
             blank_page(document[number - 1])
         for crop in plan.edits.pages_cropped:
             crop_to_half(document[crop.page - 1], crop.kept)
+
+
+def refuse_counted_elsewhere(ctx: TransformContext, emap: EvidenceMap, edited: list[int]) -> None:
+    """Not applicable to a count no page prints (the reader counts) when a page the edit
+    leaves whole names the counted things: a summary table lists the quizzes of the
+    hidden units, and a reader counts them there."""
+    question = ctx.sample.question
+    noun = counted_noun(question)
+    if noun is None or counted_by_the_reader(question, bool(emap.statements())) is None:
+        return
+    wanted = stem(noun)
+    shipped = emap.readings if ctx.context == "document" else {}
+    naming = [
+        number
+        for number, readings in sorted(shipped.items())
+        if number not in edited and wanted in stems_of(" ".join(r.text for r in readings.readings))
+    ]
+    if naming:
+        raise NotApplicable(
+            f"the question counts {noun!r}, which page(s) {naming[:5]} name and the edit"
+            " leaves whole: a reader counts them there"
+        )
 
 
 #: The regions of a plan that take what they cover away.

@@ -140,3 +140,90 @@ def counts_document_parts(question: str) -> str | None:
 
 
 _HOW_MANY_TIMES = re.compile(r"\bhow\s+many\s+times\b", re.IGNORECASE)
+
+#: Words that end the counted phrase of a "how many" question: what follows is not a
+#: part of what is counted ("how many quizzes *are* there in units 4-6").
+_PHRASE_END = frozenset(
+    [
+        "are",
+        "is",
+        "were",
+        "was",
+        "be",
+        "been",
+        "does",
+        "do",
+        "did",
+        "should",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "have",
+        "has",
+        "had",
+        "in",
+        "on",
+        "of",
+        "from",
+        "for",
+        "at",
+        "by",
+        "with",
+        "within",
+        "across",
+        "per",
+        "that",
+        "which",
+        "who",
+        "there",
+        "appear",
+        "appears",
+        "exist",
+        "exists",
+        "shown",
+        "listed",
+        "included",
+        "mentioned",
+        "given",
+        "used",
+        "made",
+        "does",
+        "not",
+        "and",
+        "or",
+        "to",
+    ]
+)
+_COUNTED = re.compile(r"\bhow\s+many\s+((?:[A-Za-z][\w'-]*\s*){1,6})", re.IGNORECASE)
+
+
+#: A count confined to one place the question names: "on the first page", "in Figure 3",
+#: "does the chart show".
+_CONFINED = re.compile(
+    r"\b(?:on|in)\s+(?:the\s+)?(?:(?:first|second|third|last|cover|title|front|back|\w+th)\s+)?"
+    r"(?:page|slide|figure|fig\.|table|chart|graph|diagram|image|picture|photo|map)s?\b"
+    r"|\b(?:the|this|that)\s+(?:chart|graph|diagram|figure|table|image|picture|photo|map)\b",
+    re.IGNORECASE,
+)
+
+
+def counted_noun(question: str) -> str | None:
+    """The head noun of what a "how many" question counts across the document ("quizzes"
+    in "how many quizzes are there in units 4, 5 and 6 combined?", "studies" in "how many
+    critical thinking case studies are included"), or None, also for a count confined to
+    a place the question names ("how many lines are highlighted on the first page")."""
+    match = _COUNTED.search(question)
+    if match is None or _CONFINED.search(question):
+        return None
+    head = None
+    for token in match.group(1).split():
+        word = token.strip("'-").lower()
+        if word in _PHRASE_END:
+            break
+        head = word
+    return head if head and len(head) >= 3 else None

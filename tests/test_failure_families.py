@@ -698,3 +698,40 @@ def test_the_counted_noun_of_a_question(question: str, counted: str | None) -> N
     from abstain_build.transforms.functional.asks import counted_noun
 
     assert counted_noun(question) == counted
+
+
+def county_history(path: Path) -> Path:
+    """Page 2 gives the county's area in square miles; page 3 gives it in acres."""
+    pdf = pymupdf.open()
+    lines = {
+        1: ["A history of the county", "Prepared for the county board."],
+        2: ["Geography", "In 1882 the county covered about 538 square miles of prairie."],
+        3: ["Farming", "The county only covers roughly 344,000 acres of farmland and towns."],
+    }
+    for number in range(1, 4):
+        page = pdf.new_page()
+        for row, text in enumerate(lines[number]):
+            page.insert_text((72, 90 + 24 * row), text, fontsize=12)
+    pdf.save(path)
+    return path
+
+
+@pytest.mark.parametrize("name", ["dense_mask", "full_page_blur", "hide_evidence_page"])
+def test_evidence_edits_decline_what_is_left_to_count_or_convert(name: str, tmp_path: Path) -> None:
+    """Readers counted the quizzes of blurred units from a summary page, and converted a
+    masked area from the acres another page prints (640 to the square mile)."""
+    course = replace(
+        doc_sample(course_outline(tmp_path / "course.pdf", True), (2, 3)),
+        question="How many quizzes are there in units 4 and 5 combined?",
+        answer="2",
+    )
+    county = replace(
+        doc_sample(county_history(tmp_path / "county.pdf"), (2,)),
+        question="How many square miles did the county cover in 1882?",
+        answer="538",
+    )
+    for sample, why in ((course, r"counts 'quizzes'"), (county, r"344,000 acres = 538")):
+        inputs = SampleInputs(sample)
+        inputs.validate()
+        with pytest.raises(NotApplicable, match=why):
+            run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)

@@ -27,6 +27,7 @@ from ..model import FAMILIES, Edits, Plan, Region, Sample
 from ..textregions.pages import PageWords, page_words
 from .functional.evidence_edits import seal_related_page
 from .functional.page_content import PageContent, normalised_page, sample_page_content
+from .leftovers import counted_elsewhere, removed_boxes, worked_out
 from .params import Param, resolve_params
 
 if TYPE_CHECKING:
@@ -265,6 +266,9 @@ class EvidencePageTransform(DocumentTransform):
     #: numbers (:func:`.functional.evidence_edits.seal_related_page`) instead of
     #: :meth:`plan_page`; transforms that edit it their own way (erase, blur) say False.
     seals_related_pages: ClassVar[bool] = False
+    #: Decline when what the edit leaves still gives the answer (:meth:`refuse_leftovers`).
+    #: A corruption says False: a total that no longer matches its parts is its point.
+    refuses_leftovers: ClassVar[bool] = True
 
     def pages(self, ctx: TransformContext) -> list[int]:
         """The pages :meth:`plan` hands to :meth:`plan_page`."""
@@ -293,6 +297,7 @@ class EvidencePageTransform(DocumentTransform):
         pages = self.pages(ctx)
         if not pages:
             raise NotApplicable("the sample lists no evidence pages")
+        self.refuse_leftovers(ctx, pages)
         plan = Plan(params=self.plan_params(ctx))
         extra = [p for p in pages if p not in ctx.sample.evidence_pages]
         emap = ctx.evidence() if extra else None
@@ -318,7 +323,26 @@ class EvidencePageTransform(DocumentTransform):
                 else:
                     shares.append(self.plan_page(page, number, plan, ctx))
         plan.intensity = self.plan_intensity(shares)
+        self.refuse_leftovers(ctx, pages, plan)
         return plan
+
+    def refuse_leftovers(
+        self, ctx: TransformContext, pages: list[int], plan: Plan | None = None
+    ) -> None:
+        """:class:`NotApplicable` when what the edit of ``pages`` leaves still gives the
+        answer (:mod:`.leftovers`): the counted things named on a page left whole, or (once
+        ``plan`` is made) the answer worked out from what it leaves."""
+        if ctx.sample.document is None or not self.refuses_leftovers:
+            return
+        emap = ctx.evidence()
+        question = ctx.sample.question
+        if plan is None:
+            shipped = sorted(emap.readings) if ctx.context == "document" else []
+            reason = counted_elsewhere(question, emap, pages, shipped)
+        else:
+            reason = worked_out(question, emap, removed_boxes(plan))
+        if reason:
+            raise NotApplicable(reason)
 
     @staticmethod
     def page_content(page: pymupdf.Page, number: int, ctx: TransformContext) -> PageContent:

@@ -32,7 +32,7 @@ def _holds(figures: list[Figure], rect: pymupdf.Rect) -> bool:
 @register_transform
 class BlurFigureRegion(EvidencePageTransform):
     name = "blur_figure_region"
-    version = 4
+    version = 5
     declines_questions = (graphical_ask, counts_structure)
     family = "evidence_removal"
     constraints = (FIGURE_FOUND,)
@@ -53,6 +53,9 @@ class BlurFigureRegion(EvidencePageTransform):
         " parts of the document (appendices, sections, steps: the table of contents and the"
         " layout keep the count): the blur "
         "keeps their shapes and colours."
+        " Nor when what is left still gives the answer: a page left whole names the things"
+        " a count no page prints is made of, or values left give it by a sum, the other"
+        " slices of its whole, or another unit (344,000 acres for 538 square miles)."
     )
     params = {
         "radius": Param(

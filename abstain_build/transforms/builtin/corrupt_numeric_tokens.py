@@ -68,6 +68,8 @@ class CorruptNumericTokens(NumericPageTransform):
     name = "corrupt_numeric_tokens"
     version = 3
     declines_questions = (counts_parts,)
+    #: Whether the original can be recovered decides the outcome (:func:`refuse_recoverable`).
+    refuses_leftovers = False
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE

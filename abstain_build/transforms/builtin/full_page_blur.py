@@ -20,7 +20,7 @@ from ..registry import register_transform
 @register_transform
 class FullPageBlur(EvidencePageTransform):
     name = "full_page_blur"
-    version = 4
+    version = 5
     declines_questions = (graphical_ask, counts_structure)
     family = "evidence_removal"
     axis = EVIDENCE
@@ -37,6 +37,9 @@ class FullPageBlur(EvidencePageTransform):
         " parts of the document (appendices, sections, steps: the table of contents and the"
         " layout keep the count): the blur "
         "keeps their shapes and colours."
+        " Nor when what is left still gives the answer: a page left whole names the things"
+        " a count no page prints is made of, or values left give it by a sum, the other"
+        " slices of its whole, or another unit (344,000 acres for 538 square miles)."
     )
     params = {
         "radius": Param(

@@ -7,14 +7,12 @@ import math
 
 import pymupdf
 
-from ...evidence.anchors import stem, stems_of
 from ...evidence.map import EvidenceMap
-from ...evidence.recovery import recoveries
 from ...evidence.statements import TO_REMOVE
 from ...model import EVIDENCE, PageCrop, Plan, Region
 from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
-from ..functional.asks import counted_by_the_reader, counted_noun, counts_document_parts
+from ..functional.asks import counts_document_parts
 from ..functional.evidence_edits import seal_related_page
 from ..functional.page_content import normalised_page, sample_page_content
 from ..functional.pdf_edit import (
@@ -25,6 +23,7 @@ from ..functional.pdf_edit import (
     page_split,
     redact_rects,
 )
+from ..leftovers import counted_elsewhere, removed_boxes, worked_out
 from ..params import Param
 from ..registry import register_transform
 
@@ -79,7 +78,10 @@ class HideEvidencePage(DocumentTransform):
         to_edit = ctx.pages_to_edit()
         related = [p for p in to_edit if emap.related_only(p)]
         pages = [p for p in to_edit if p not in related]
-        refuse_counted_elsewhere(ctx, emap, to_edit)
+        shipped = sorted(emap.readings) if ctx.context == "document" else []
+        counted = counted_elsewhere(ctx.sample.question, emap, to_edit, shipped)
+        if counted:
+            raise NotApplicable(counted)
         document = ctx.inputs.document()
         halves: dict[int, dict[str, pymupdf.Rect]] = {}
         stated: dict[int, set[str]] = {}
@@ -158,7 +160,9 @@ class HideEvidencePage(DocumentTransform):
                 seal_related_page(number, plan, page.rect, emap.evidence(number))
         cropped = len(pages) - len(hidden)
         plan.intensity = 100.0 * (len(hidden) + cropped / 2) / len(pages)
-        refuse_worked_out(plan, ctx)
+        left = worked_out(ctx.sample.question, emap, removed_boxes(plan))
+        if left:
+            raise NotApplicable(left)
         return plan
 
     @staticmethod
@@ -208,45 +212,3 @@ class HideEvidencePage(DocumentTransform):
             blank_page(document[number - 1])
         for crop in plan.edits.pages_cropped:
             crop_to_half(document[crop.page - 1], crop.kept)
-
-
-def refuse_counted_elsewhere(ctx: TransformContext, emap: EvidenceMap, edited: list[int]) -> None:
-    """Not applicable to a count no page prints (the reader counts) when a page the edit
-    leaves whole names the counted things: a summary table lists the quizzes of the
-    hidden units, and a reader counts them there."""
-    question = ctx.sample.question
-    noun = counted_noun(question)
-    if noun is None or counted_by_the_reader(question, bool(emap.statements())) is None:
-        return
-    wanted = stem(noun)
-    shipped = emap.readings if ctx.context == "document" else {}
-    naming = [
-        number
-        for number, readings in sorted(shipped.items())
-        if number not in edited and wanted in stems_of(" ".join(r.text for r in readings.readings))
-    ]
-    if naming:
-        raise NotApplicable(
-            f"the question counts {noun!r}, which page(s) {naming[:5]} name and the edit"
-            " leaves whole: a reader counts them there"
-        )
-
-
-#: The regions of a plan that take what they cover away.
-_REMOVED = ("page_hidden", "crop_removed", "mask")
-
-
-def refuse_worked_out(plan: Plan, ctx: TransformContext) -> None:
-    """Not applicable when what is left still gives the answer by a step a reader takes
-    (:mod:`...evidence.recovery`): two values that sum to it, the other slices of its
-    whole, or the gold in another unit ("344,000 acres" on p15 for 538 square miles)."""
-    removed: dict[int, list[tuple[float, float, float, float]]] = {}
-    for region in plan.edits.regions:
-        if region.kind in _REMOVED and region.page is not None:
-            removed.setdefault(region.page, []).append(tuple(region.bbox))
-    found = [
-        r for r in recoveries(ctx.evidence(), removed, ctx.sample.question) if r.how != "mention"
-    ]
-    if found:
-        shown = "; ".join(r.describe() for r in found[:3])
-        raise NotApplicable(f"the answer can still be worked out from what is left: {shown}")

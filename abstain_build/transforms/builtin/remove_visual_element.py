@@ -25,7 +25,7 @@ HARD_CAP = 500
 @register_transform
 class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
-    version = 5
+    version = 6
     declines_questions = (graphical_ask, counts_parts)
     family = "evidence_removal"
     constraints = (VISUAL_CONTENT,)
@@ -46,6 +46,9 @@ class RemoveVisualElement(EvidencePageTransform):
         " to questions that count (graphical things, parts of the document, or anything"
         " no page prints a number for) or colour or place graphical things: masks leave"
         " the rest to count and the shapes to see."
+        " Nor when what is left still gives the answer: a page left whole names the things"
+        " a count no page prints is made of, or values left give it by a sum, the other"
+        " slices of its whole, or another unit (344,000 acres for 538 square miles)."
     )
     params = {
         "n_rects": Param(8, "rectangles placed before the coverage top-up", low=1, high=64),

@@ -1,0 +1,74 @@
+"""What an evidence edit leaves a reader: ways to the answer no edit of the evidence pages
+takes away, checked when an edit is planned so that a transform declines instead of
+emitting an item a reader still answers.
+
+* :func:`counted_elsewhere`: a count the reader makes of things a page left whole names
+  (a summary table listing the quizzes of the hidden units);
+* :func:`worked_out`: the answer computed from what is left (:mod:`..evidence.recovery`:
+  two values that sum to it, the other slices of its whole, the gold in another unit).
+
+Each returns the reason (one line a reader can check) or None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..evidence.anchors import stem, stems_of
+from ..evidence.map import EvidenceMap
+from ..evidence.recovery import recoveries
+from ..model import Plan
+from ..textregions.words import Box
+from .functional.asks import counted_by_the_reader, counted_noun
+
+
+def counted_elsewhere(
+    question: str, emap: EvidenceMap, edited: Sequence[int], shipped: Sequence[int]
+) -> str | None:
+    """Why a count no page prints (the reader counts) is left answerable: a page of
+    ``shipped`` the edit leaves whole (not in ``edited``) names the counted things (a
+    summary table lists the quizzes of the hidden units). None when nothing does."""
+    noun = counted_noun(question)
+    if noun is None or counted_by_the_reader(question, bool(emap.statements())) is None:
+        return None
+    wanted = stem(noun)
+    naming = [
+        number
+        for number in shipped
+        if number not in edited
+        and number in emap.readings
+        and wanted in stems_of(" ".join(r.text for r in emap.readings[number].readings))
+    ]
+    if not naming:
+        return None
+    return (
+        f"the question counts {noun!r}, which page(s) {naming[:5]} name and the edit leaves"
+        " whole: a reader counts them there"
+    )
+
+
+#: The regions of a plan that take what they cover away.
+REMOVED = ("page_hidden", "crop_removed", "mask", "blur", "erase")
+
+
+def removed_boxes(plan: Plan) -> dict[int, list[Box]]:
+    """The boxes, by page, of the plan's regions that take what they cover away."""
+    removed: dict[int, list[Box]] = {}
+    for region in plan.edits.regions:
+        if region.kind in REMOVED and region.page is not None:
+            removed.setdefault(region.page, []).append(tuple(region.bbox))
+    return removed
+
+
+def worked_out(
+    question: str, emap: EvidenceMap, removed: Mapping[int, Sequence[Box]]
+) -> str | None:
+    """Why what is left still gives the answer by a step a reader takes
+    (:mod:`..evidence.recovery`): two values that sum to it, the other slices of its
+    whole, or the gold in another unit ("344,000 acres" on p15 for 538 square miles).
+    None when it does not. A mention beside a question word is left to the re-read gate."""
+    found = [r for r in recoveries(emap, removed, question) if r.how != "mention"]
+    if not found:
+        return None
+    shown = "; ".join(r.describe() for r in found[:3])
+    return f"the answer can still be worked out from what is left: {shown}"

@@ -735,3 +735,13 @@ def test_evidence_edits_decline_what_is_left_to_count_or_convert(name: str, tmp_
         inputs.validate()
         with pytest.raises(NotApplicable, match=why):
             run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
+
+
+@pytest.mark.parametrize("name", ["blur_figure_region", "full_page_blur"])
+def test_blurs_decline_a_comparison_a_chart_still_ranks(name: str) -> None:
+    """A reader ranked a blurred bar chart's segments by the bars' lengths."""
+    question = "According to Figure 1, which segment had the lowest revenue in FY2021?"
+    with pytest.raises(NotApplicable, match="compares values a chart on page 5 draws"):
+        _plan(name, question, "Energy Solutions", (5,))
+    # A value the chart's page prints is still theirs to take away.
+    assert _plan(name, "What was ACME's total revenue in FY2021?", "11642.4", (5,)).pdf

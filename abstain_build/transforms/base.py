@@ -24,10 +24,14 @@ import numpy as np
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.policy import QUESTION, REMOVE
 from ..model import FAMILIES, Edits, Plan, Region, Sample
+from ..routing.evidence_type import classify_evidence
 from ..textregions.pages import PageWords, page_words
+from ..textregions.words import centre_inside
 from .functional.evidence_edits import seal_related_page
+from .functional.figures import find_figures
+from .functional.numbers import find_numbers
 from .functional.page_content import PageContent, normalised_page, sample_page_content
-from .leftovers import counted_elsewhere, removed_boxes, worked_out
+from .leftovers import charted_comparison, counted_elsewhere, removed_boxes, worked_out
 from .params import Param, resolve_params
 
 if TYPE_CHECKING:
@@ -269,6 +273,9 @@ class EvidencePageTransform(DocumentTransform):
     #: Decline when what the edit leaves still gives the answer (:meth:`refuse_leftovers`).
     #: A corruption says False: a total that no longer matches its parts is its point.
     refuses_leftovers: ClassVar[bool] = True
+    #: Decline a comparison of values a chart on the page draws, answered by a name: the
+    #: edit leaves the chart's shapes (a blur), and they rank the values.
+    declines_charted_comparisons: ClassVar[bool] = False
 
     def pages(self, ctx: TransformContext) -> list[int]:
         """The pages :meth:`plan` hands to :meth:`plan_page`."""
@@ -321,10 +328,35 @@ class EvidencePageTransform(DocumentTransform):
                     evidence = emap.evidence(number)
                     shares.append(seal_related_page(number, plan, page.rect, evidence, content))
                 else:
+                    if self.declines_charted_comparisons:
+                        self.refuse_charted_comparison(page, number, ctx)
                     shares.append(self.plan_page(page, number, plan, ctx))
         plan.intensity = self.plan_intensity(shares)
         self.refuse_leftovers(ctx, pages, plan)
         return plan
+
+    def refuse_charted_comparison(
+        self, page: pymupdf.Page, number: int, ctx: TransformContext
+    ) -> None:
+        """:class:`NotApplicable` when the question compares values a chart on page
+        ``number`` draws and its answer is a name (:func:`.leftovers.charted_comparison`)."""
+        sample = ctx.sample
+        if classify_evidence(sample.question).label != "Comparative":
+            return  # before finding figures: most questions do not compare
+        boxes = [tuple(f.rect) for f in find_figures(page, self.page_content(page, number, ctx))]
+        readings = ctx.evidence().readings.get(number)
+        charted = 0
+        for reading in readings.readings if readings is not None else ():
+            values = [w for w in reading.words if find_numbers(w.text)]
+            charted = max(charted, sum(1 for w in values if centre_inside(w.bbox, boxes)))
+        reason = charted_comparison(
+            sample.question, sample.answer, sample.answer_format, number, charted, self.leaves
+        )
+        if reason:
+            raise NotApplicable(reason)
+
+    #: What the edit leaves of a chart, for :meth:`refuse_charted_comparison`'s reason.
+    leaves: ClassVar[str] = "blurred labels"
 
     def refuse_leftovers(
         self, ctx: TransformContext, pages: list[int], plan: Plan | None = None

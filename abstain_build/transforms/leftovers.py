@@ -5,7 +5,10 @@ emitting an item a reader still answers.
 * :func:`counted_elsewhere`: a count the reader makes of things a page left whole names
   (a summary table listing the quizzes of the hidden units);
 * :func:`worked_out`: the answer computed from what is left (:mod:`..evidence.recovery`:
-  two values that sum to it, the other slices of its whole, the gold in another unit).
+  two values that sum to it, the other slices of its whole, the gold in another unit);
+* :func:`charted_comparison`: a comparison of values a chart draws, answered by a name:
+  the bars' lengths and the slices' sizes still rank them once their labels are erased
+  or blurred.
 
 Each returns the reason (one line a reader can check) or None.
 """
@@ -15,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..evidence.anchors import stem, stems_of
+from ..evidence.forms import gold_items
 from ..evidence.map import EvidenceMap
 from ..evidence.recovery import recoveries
 from ..model import Plan
+from ..routing.evidence_type import classify_evidence
 from ..textregions.words import Box
 from .functional.asks import counted_by_the_reader, counted_noun
 
@@ -72,3 +77,29 @@ def worked_out(
         return None
     shown = "; ".join(r.describe() for r in found[:3])
     return f"the answer can still be worked out from what is left: {shown}"
+
+
+#: Values of a chart needed before its shapes rank them: two bars, two slices.
+MIN_CHARTED = 2
+
+
+def charted_comparison(
+    question: str, answer: str, answer_format: str | None, page: int, charted: int, left: str
+) -> str | None:
+    """Why an edit leaves a comparison answered (``left``: what it leaves, "erased labels"),
+    or None: the question compares, its answer is a name, not a number, and ``charted``
+    values of page ``page`` label a chart (an embedded picture, a cluster of drawn bars or
+    wedges). A reader asked "which category has the most increase from 2005 to 2010"
+    measured the slice angles of two clock charts whose labels were erased, and another
+    ranked a blurred bar chart's segments by the bars' lengths."""
+    if classify_evidence(question).label != "Comparative":
+        return None
+    items = gold_items(answer, answer_format)
+    if not items or any(item.kind in ("number", "year") for item in items):
+        return None
+    if charted < MIN_CHARTED:
+        return None
+    return (
+        f"the question compares values a chart on page {page} draws ({charted} of its"
+        f" numbers label it): {left} leave the shapes to rank"
+    )

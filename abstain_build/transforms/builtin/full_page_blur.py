@@ -22,6 +22,7 @@ class FullPageBlur(EvidencePageTransform):
     name = "full_page_blur"
     version = 5
     declines_questions = (graphical_ask, counts_structure)
+    declines_charted_comparisons = True
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"
@@ -39,7 +40,9 @@ class FullPageBlur(EvidencePageTransform):
         "keeps their shapes and colours."
         " Nor when what is left still gives the answer: a page left whole names the things"
         " a count no page prints is made of, or values left give it by a sum, the other"
-        " slices of its whole, or another unit (344,000 acres for 538 square miles)."
+        " slices of its whole, or another unit (344,000 acres for 538 square miles); nor"
+        " to a comparison answered by a name of values a chart on the page draws (the"
+        " blurred bars and slices still rank them)."
     )
     params = {
         "radius": Param(

@@ -7,7 +7,6 @@ import re
 import numpy as np
 import pymupdf
 
-from ...evidence.forms import gold_items
 from ...model import EVIDENCE, Plan
 from ...routing.evidence_type import classify_evidence
 from ...routing.scoring import NEEDS_NUMBERS
@@ -15,6 +14,7 @@ from ..base import NotApplicable, TransformContext
 from ..functional.figures import find_figures
 from ..functional.page_numbers import PageNumber
 from ..functional.text_edits import TextEdit
+from ..leftovers import charted_comparison
 from ..numeric_pages import NumericPageTransform, overlaps_any
 from ..params import Param
 from ..registry import register_transform
@@ -89,34 +89,19 @@ class RemoveNumericTokens(NumericPageTransform):
         return 100.0 * float(np.mean(shares))
 
 
-#: Values of a chart needed before its shapes rank them: two bars, two slices.
-MIN_CHARTED = 2
-
-
 def _charted_comparison(
     page: pymupdf.Page, number: int, numbers: list[PageNumber], ctx: TransformContext
 ) -> str | None:
-    """Why erasing the numbers of page ``number`` leaves a comparison answered, or None.
-
-    A reader asked "which category has the most increase from 2005 to 2010" measured the
-    slice angles of two clock charts whose percent labels were erased. When the question
-    compares and its answer is a name, not a number, values that label a chart (an
-    embedded picture, a cluster of drawn bars or wedges, a blob in a slide's image) are
-    still drawn after their labels go: the bars' lengths and the slices' sizes rank them.
-    """
-    if classify_evidence(ctx.sample.question).label != "Comparative":
-        return None
-    items = gold_items(ctx.sample.answer, ctx.sample.answer_format)
-    if not items or any(item.kind in ("number", "year") for item in items):
-        return None
+    """Why erasing the numbers of page ``number`` leaves a comparison answered
+    (:func:`..leftovers.charted_comparison`), or None."""
+    sample = ctx.sample
+    if classify_evidence(sample.question).label != "Comparative":
+        return None  # before finding figures: most questions do not compare
     figures = find_figures(page, RemoveNumericTokens.page_content(page, number, ctx))
     boxes = [tuple(figure.rect) for figure in figures]
-    charted = [n for n in numbers if overlaps_any(n.rect, boxes)]
-    if len(charted) < MIN_CHARTED:
-        return None
-    return (
-        f"the question compares values a chart on page {number} draws"
-        f" ({len(charted)} of its numbers label it): erased labels leave the shapes to rank"
+    charted = sum(1 for n in numbers if overlaps_any(n.rect, boxes))
+    return charted_comparison(
+        sample.question, sample.answer, sample.answer_format, number, charted, "erased labels"
     )
 
 

@@ -745,3 +745,42 @@ def test_blurs_decline_a_comparison_a_chart_still_ranks(name: str) -> None:
         _plan(name, question, "Energy Solutions", (5,))
     # A value the chart's page prints is still theirs to take away.
     assert _plan(name, "What was ACME's total revenue in FY2021?", "11642.4", (5,)).pdf
+
+
+# -- shapes survive: a blurred or partly covered plot still shows its trend ------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["blur_edge_mask", "partial_occlusion", "overlay_label_mask", "adaptive_darkness"]
+)
+def test_image_edits_decline_the_shape_of_a_plot(name: str) -> None:
+    """Readers read "a strong positive correlation" off a blurred, veiled or barred
+    scatter plot: the cloud of points still rises."""
+    from .test_transforms_image import image_sample, white
+
+    plot = white(240, 160)
+    for x in range(20, 220, 12):
+        y = 140 - (x - 20) * 120 // 200
+        plot[y - 3 : y + 3, x - 3 : x + 3] = 0
+    sample = replace(
+        image_sample(plot),
+        question="What kind of relationship between study time and score does <image 1> show?",
+    )
+    with pytest.raises(NotApplicable, match="shape of what a plot draws"):
+        run_transform(get_registry().get(name)(), sample, SampleInputs(sample), run_seed=0)
+
+
+@pytest.mark.parametrize(
+    ("question", "shape"),
+    [
+        ("Which of the following best explains the overall trend shown in the <image 1>?", True),
+        ("Refer to the figure <image 1>. This scatterplot reveals a _______ correlation.", True),
+        ("Does the line rise or fall after 2010?", True),
+        ("What is the linear momentum of the cart in <image 1>?", False),
+        ("What was revenue in 2020?", False),
+    ],
+)
+def test_questions_about_the_shape_of_a_plot(question: str, shape: bool) -> None:
+    from abstain_build.transforms.functional.asks import shape_ask
+
+    assert bool(shape_ask(question)) is shape

@@ -103,6 +103,18 @@ class Transform(abc.ABC):
     #: "remove" (no statement of the answer may remain), "attribute" (the value stays in
     #: the table the transform edited, nowhere else) or "question" (evidence unchanged).
     evidence_policy: ClassVar[str] = REMOVE
+    #: Question rules under which the edit cannot take the answer away, each giving a
+    #: reason or None (:mod:`.functional.asks`): a blur keeps the shapes and colours a
+    #: question that counts or colours charts is about, so blurs decline such questions.
+    #: Image and document transforms apply them before planning.
+    declines_questions: ClassVar[tuple[Callable[[str], str | None], ...]] = ()
+
+    def decline_questions(self, ctx: TransformContext) -> None:
+        """:class:`NotApplicable` when one of :attr:`declines_questions` holds."""
+        for rule in self.declines_questions:
+            reason = rule(ctx.sample.question)
+            if reason:
+                raise NotApplicable(f"the question {reason}: {self.name} would leave it answerable")
 
     def __init__(self, **overrides: Any) -> None:
         self.config: dict[str, Any] = resolve_params(self.name, self.params, overrides)
@@ -199,6 +211,7 @@ class ImageTransform(Transform):
         """The pixel edit for one image; pure given ``params``."""
 
     def plan(self, ctx: TransformContext) -> Plan:
+        self.decline_questions(ctx)
         per_image: list[dict[str, Any]] = []
         edits = Edits()
         intensities: list[float] = []
@@ -235,17 +248,6 @@ class DocumentTransform(Transform):
 
     target: ClassVar[str] = "document"
     changes_geometry: ClassVar[bool] = False
-    #: Question rules under which the edit cannot take the answer away, each giving a
-    #: reason or None (:mod:`.functional.asks`): a blur keeps the shapes and colours a
-    #: question that counts or colours charts is about, so blurs decline such questions.
-    declines_questions: ClassVar[tuple[Callable[[str], str | None], ...]] = ()
-
-    def decline_questions(self, ctx: TransformContext) -> None:
-        """:class:`NotApplicable` when one of :attr:`declines_questions` holds."""
-        for rule in self.declines_questions:
-            reason = rule(ctx.sample.question)
-            if reason:
-                raise NotApplicable(f"the question {reason}: {self.name} would leave it answerable")
 
     @abc.abstractmethod
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ...model import MODALITY, Region
 from ..base import ImagePlan, ImageTransform, NotApplicable, TransformContext
+from ..functional.asks import shape_ask
 from ..functional.pixels import darken
 from ..functional.targets import answer_targets
 from ..params import Param
@@ -23,13 +24,16 @@ from ..registry import register_transform
 @register_transform
 class AdaptiveDarkness(ImageTransform):
     name = "adaptive_darkness"
-    version = 1
+    version = 2
+    declines_questions = (shape_ask,)
     family = "occlusion_ambiguity"
     axis = MODALITY
     target = "image"
     description = (
         "Divide every pixel value by 15 (about 3.9 stops darker); alpha is kept. Not"
         " applicable to an image printing answer-bearing text: a contrast stretch restores it."
+        " Not applicable to a question about the shape of what a plot draws (a trend, a"
+        " correlation): the edit leaves the cloud of points and the slope."
     )
     params = {
         "divisor": Param(15.0, "value every colour channel is divided by", low=2.0, high=255.0),

@@ -10,6 +10,7 @@ import numpy as np
 from ...model import MODALITY, Region
 from ...routing.features import Features
 from ..base import ImagePlan, ImageTransform, TransformContext
+from ..functional.asks import shape_ask
 from ..functional.labels import label_masks, parse_roles
 from ..functional.pixels import blur_rects, coverage, fill_rects
 from ..functional.targets import answer_targets
@@ -28,7 +29,8 @@ def central_box(width: int, height: int, area: float) -> tuple[int, int, int, in
 @register_transform
 class BlurEdgeMask(ImageTransform):
     name = "blur_edge_mask"
-    version = 1
+    version = 2
+    declines_questions = (shape_ask,)
     family = "occlusion_ambiguity"
     axis = MODALITY
     description = (
@@ -36,6 +38,8 @@ class BlurEdgeMask(ImageTransform):
         " over the titles, axis labels and captions found by OCR (edge bands when none is"
         " found), and over every answer-bearing word (the gold, the options, the labels the"
         " question names)."
+        " Not applicable to a question about the shape of what a plot draws (a trend, a"
+        " correlation): the edit leaves the cloud of points and the slope."
     )
     params = {
         "radius": Param(18.0, "Gaussian blur radius, in pixels of the image", low=0.5, high=500.0),

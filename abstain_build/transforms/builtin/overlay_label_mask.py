@@ -9,6 +9,7 @@ import numpy as np
 from ...model import MODALITY, Region
 from ...routing.features import Features
 from ..base import ImagePlan, ImageTransform, TransformContext
+from ..functional.asks import shape_ask
 from ..functional.labels import label_masks, parse_roles
 from ..functional.pixels import coverage, fill_rects, gray_overlay
 from ..functional.targets import answer_targets
@@ -19,7 +20,8 @@ from ..registry import register_transform
 @register_transform
 class OverlayLabelMask(ImageTransform):
     name = "overlay_label_mask"
-    version = 1
+    version = 2
+    declines_questions = (shape_ask,)
     family = "missing_visual_information"
     axis = MODALITY
     description = (
@@ -28,6 +30,8 @@ class OverlayLabelMask(ImageTransform):
         " when no such text is found), and over every answer-bearing word (the gold, the"
         " options, the labels the question names). Not applicable to an image that prints"
         " no answer-bearing word: a veil leaves a picture readable."
+        " Not applicable to a question about the shape of what a plot draws (a trend, a"
+        " correlation): the edit leaves the cloud of points and the slope."
     )
     params = {
         "alpha": Param(0.6, "opacity of the gray layer", low=0.0, high=1.0),

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...model import MODALITY, Region
 from ..base import ImagePlan, ImageTransform, TransformContext
+from ..functional.asks import shape_ask
 from ..functional.pixels import coverage, fill_rects
 from ..functional.targets import ImageTargets, answer_targets
 from ..params import Param
@@ -26,7 +27,8 @@ from ..registry import register_transform
 @register_transform
 class PartialOcclusion(ImageTransform):
     name = "partial_occlusion"
-    version = 1
+    version = 2
+    declines_questions = (shape_ask,)
     family = "occlusion_ambiguity"
     axis = MODALITY
     description = (
@@ -36,6 +38,8 @@ class PartialOcclusion(ImageTransform):
         " horizontal bars), drawn at random, and slides across its cell (thickening within"
         " that range) to lie over the answer-bearing words OCR finds there. Not applicable to"
         " an image that prints no answer-bearing word."
+        " Not applicable to a question about the shape of what a plot draws (a trend, a"
+        " correlation): the edit leaves the cloud of points and the slope."
     )
     params = {
         "n_bars": Param(

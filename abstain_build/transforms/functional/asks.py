@@ -11,6 +11,9 @@ exhibits a report has. These rules let such transforms decline those questions:
 - :func:`graphical_ask`: the question counts, colours or locates graphical things
   (charts, tables, photos, logos, people in a picture): a blur or dense masks keep the
   shapes and colours it is about.
+- :func:`shape_ask`: the question asks the shape of what a plot draws (a trend, a
+  correlation, a relationship between two quantities): a blurred or partly covered scatter
+  plot still rises from lower left to upper right.
 
 Each returns the matched words (a reason a reader can check) or None.
 """
@@ -179,3 +182,20 @@ def counted_noun(question: str) -> str | None:
             break
         head = word
     return head if head and len(head) >= 3 else None
+
+
+_SHAPE = re.compile(
+    r"\b(?:relationships?\s+between|correlat\w*|trends?|trending"
+    r"|(?:linear|quadratic|exponential|inverse|proportional)\s+(?:relationship|relation|growth)"
+    r"|(?:increas|decreas|ris|fall|declin)\w*\s+or\s+(?:increas|decreas|ris|fall|declin)\w*"
+    r"|shape\s+of\s+the\s+(?:curve|graph|plot|distribution))\b",
+    re.IGNORECASE,
+)
+
+
+def shape_ask(question: str) -> str | None:
+    """Why ``question`` asks the shape of what a plot draws (a trend, a correlation, how
+    one quantity moves with another), or None: a blur, a veil or a few masks keep the
+    cloud of points and the line's slope it is about."""
+    said = _said(_SHAPE.search(question))
+    return f"asks the shape of what a plot draws ({said!r})" if said else None

@@ -328,3 +328,12 @@ def test_labels_and_formula_delimiters_are_not_givens() -> None:
     priced = "A parcel costs $ 5 to send <image 1>. What is the cost of sending the parcels shown?"
     made = rewrites("contradictory_premise", priced, options=("$15", "$12", "$18"))
     assert made and all("instead of $ 5." in t for t in made), made
+
+
+def test_a_caption_does_not_take_a_title_in_capitals_for_another_name() -> None:
+    """The cover prints "GOVERNOR" under "Rick Scott": a note naming GOVERNOR as the
+    governor is no name of the gold's kind, and a reader dismisses it."""
+    cover = ["Rick Scott\nGOVERNOR\nJohn H. Armstrong\nSURGEON GENERAL\nCeleste Philip"]
+    names = sibling_names("Rick Scott", cover)
+    assert "GOVERNOR" not in names and "SURGEON GENERAL" not in names
+    assert "Celeste Philip" in names

@@ -193,11 +193,19 @@ def sibling_names(gold: str, texts: Sequence[str]) -> list[str]:
                 and len(other.split()) <= MAX_LIST_WORDS
                 and not any(ch.isdigit() for ch in other)
                 and other[0].isupper() == gold.strip()[0].isupper()
+                and _capitals(other) == _capitals(gold)
                 and not other.endswith("-")
                 and not set(other.lower().split()) & _NOT_A_NAME
             ):
                 found.setdefault(other, None)
     return list(found)
+
+
+def _capitals(text: str) -> bool:
+    """Printed in capitals throughout: "GOVERNOR" under "Rick Scott" on a cover is the
+    title of the name above it, not another name of its kind."""
+    letters = [ch for ch in text if ch.isalpha()]
+    return len(letters) > 1 and all(ch.isupper() for ch in letters)
 
 
 def alternative_names(gold: str, texts: Sequence[str]) -> list[str]:

@@ -784,3 +784,67 @@ def test_questions_about_the_shape_of_a_plot(question: str, shape: bool) -> None
     from abstain_build.transforms.functional.asks import shape_ask
 
     assert bool(shape_ask(question)) is shape
+
+
+# -- a picture left in the file: a deck's slides share one resource dictionary --------------
+
+
+def shared_resources_deck(path: Path) -> Path:
+    """Two slides with one resource dictionary listing both pictures; slide 1 draws the
+    first (a photo), slide 2 the second (a chart)."""
+    import numpy as np
+
+    from abstain_build.media.images import encode_png
+
+    photo = np.full((40, 60, 3), 90, np.uint8)
+    chart = np.full((40, 60, 3), 200, np.uint8)
+    chart[10:30, 10:20] = 0
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_image(pymupdf.Rect(72, 72, 272, 212), stream=encode_png(photo))
+    page.insert_image(pymupdf.Rect(72, 300, 272, 440), stream=encode_png(chart))
+    names = [image[7] for image in sorted(page.get_images(full=True))]  # photo, chart
+    kind, value = pdf.xref_get_key(page.xref, "Resources")
+    if kind == "xref":
+        shared = int(value.split()[0])
+    else:
+        shared = pdf.get_new_xref()
+        pdf.update_object(shared, value)
+    pdf.new_page()
+    for number, name in enumerate(names):
+        slide = pdf[number]
+        pdf.xref_set_key(slide.xref, "Resources", f"{shared} 0 R")
+        stream = pdf.get_new_xref()
+        pdf.update_object(stream, "<<>>")
+        drawn = f"q 200 0 0 140 72 {792 - 212} cm /{name} Do Q".encode()
+        pdf.update_stream(stream, drawn)
+        pdf.xref_set_key(slide.xref, "Contents", f"{stream} 0 R")
+    pdf.save(path)
+    return path
+
+
+def test_a_picture_an_edit_took_off_its_slide_leaves_the_file(tmp_path: Path) -> None:
+    """A reader extracted the clear chart of a blurred slide from the PDF: the deck's
+    shared resource dictionary still listed it. It goes; the other slide's picture and
+    the other slide's digest stay."""
+    from abstain_build.evidence.reading import page_digest
+    from abstain_build.media.pdf import save_pdf
+    from abstain_build.media.pdf_channels import drop_undrawn_images, listed_images
+    from abstain_build.transforms.functional.pdf_edit import blank_page
+
+    deck = shared_resources_deck(tmp_path / "deck.pdf")
+    with pymupdf.open(stream=save_pdf(pymupdf.open(deck)), filetype="pdf") as pdf:
+        photo, chart = (pdf[n].get_image_info(xrefs=True)[0]["xref"] for n in (0, 1))
+        assert {i[0] for i in pdf[0].get_images(full=True)} == {photo, chart}
+        photo_raw, chart_raw = pdf.xref_stream_raw(photo), pdf.xref_stream_raw(chart)
+        first_digest = page_digest(pdf[0])
+        pictures = listed_images(pdf, [2])
+        blank_page(pdf[1])
+        assert {i[0] for i in pdf[0].get_images(full=True)} == {photo, chart}  # still listed
+        notes = drop_undrawn_images(pdf, pictures)
+        saved = save_pdf(pdf)
+    assert notes == ["1 picture(s) no page draws any more removed from the file"]
+    with pymupdf.open(stream=saved, filetype="pdf") as shipped:
+        kept = [shipped.xref_stream_raw(x) for x in range(1, shipped.xref_length())]
+        assert page_digest(shipped[0]) == first_digest  # slide 1 reads as unchanged
+    assert chart_raw not in kept and photo_raw in kept

@@ -138,3 +138,39 @@ def drop_page_channels(document: pymupdf.Document, pages: Iterable[int]) -> list
         if removed:
             notes.append(f"page {number}: {removed} annotation(s) and form field(s) removed")
     return notes
+
+
+def listed_images(document: pymupdf.Document, pages: Iterable[int]) -> set[int]:
+    """The images the resources of ``pages`` list (drawn or not), taken before an edit:
+    what :func:`drop_undrawn_images` checks afterwards."""
+    numbers = sorted({p for p in pages if 0 < p <= document.page_count})
+    return {
+        image[0] for n in numbers for image in document[n - 1].get_images(full=True) if image[0] > 0
+    }
+
+
+def drop_undrawn_images(document: pymupdf.Document, listed: set[int]) -> list[str]:
+    """Remove from every resource dictionary the images of ``listed`` (what the edited
+    pages listed before the edit: :func:`listed_images`) that no page draws any more, so
+    that saving drops them. A deck exported with one resource dictionary shared by all its
+    slides lists every slide's pictures on every page: once an edit blurred or hid a
+    slide, the clear picture it drew stayed in the file, and a reader extracted it.
+    Returns notes."""
+    candidates = set(listed)
+    if not candidates:
+        return []
+    # Only pages listing a candidate can draw it.
+    for page in document:
+        if candidates & {image[0] for image in page.get_images(full=True)}:
+            candidates -= {info["xref"] for info in page.get_image_info(xrefs=True)}
+    removed = set()
+    for page in document:
+        for xref, *_rest, name, _filter, referencer in page.get_images(full=True):
+            holder = referencer if referencer > 0 else page.xref
+            key = f"Resources/XObject/{name}"
+            if xref in candidates and document.xref_get_key(holder, key)[0] != "null":
+                document.xref_set_key(holder, key, "null")
+                removed.add(xref)
+    if not removed:
+        return []
+    return [f"{len(removed)} picture(s) no page draws any more removed from the file"]

@@ -16,7 +16,7 @@ from ..evidence.seen import is_seen
 from ..media.images import decode_image, encode_png
 from ..media.inputs import SampleInputs
 from ..media.pdf import open_pdf, render_pages, save_pdf
-from ..media.pdf_channels import drop_page_channels
+from ..media.pdf_channels import drop_page_channels, drop_undrawn_images, listed_images
 from ..model import PerturbationRecord, Plan, Sample
 from ..qc.structural import structural_checks
 from ..seeding import derive_seed
@@ -105,8 +105,14 @@ def run_transform(
     elif isinstance(transform, DocumentTransform):
         document = inputs.writable_document()
         try:
+            edited = plan.edits.pages()
+            pictures = listed_images(document, edited)
             transform.apply(document, plan)
-            record.notes = [*record.notes, *drop_page_channels(document, plan.edits.pages())]
+            record.notes = [
+                *record.notes,
+                *drop_page_channels(document, edited),
+                *drop_undrawn_images(document, pictures),
+            ]
             output.pdf = save_pdf(document)
         finally:
             document.close()

@@ -896,18 +896,31 @@ def audit(
             " With --kits: ledgers whose items are not sampled again (besides the package's).",
         ),
     ] = None,
+    carry: Annotated[
+        bool,
+        typer.Option(
+            "--carry",
+            help="File readings of older transform versions again at the version that built"
+            " the folders' counterparts, where a counterpart ships exactly what was read;"
+            " appended to --ledger.",
+        ),
+    ] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
 ) -> None:
     """Read every unanswerable item as a model would (the whole document, or the pages or
     images the record ships) and report the ones that still state their answer; or write
-    blind reading kits (--kits) and grade the readers' answers into a ledger (--ingest).
+    blind reading kits (--kits), grade the readers' answers into a ledger (--ingest), or
+    carry readings to a new version where the items are unchanged (--carry).
 
     Exit 1 when an item QC accepted still states its answer; 2 when a dataset is unreadable.
     """
     _logging(debug)
     paths = paths or []
-    if kits is not None and ingest_key is not None:
-        raise _fail("--kits and --ingest are two steps: give one")
+    if sum((kits is not None, ingest_key is not None, carry)) > 1:
+        raise _fail("--kits, --ingest and --carry are separate steps: give one")
+    if carry:
+        _carry(paths, ledger or [])
+        return
     if ingest_key is not None:
         _ingest(ingest_key, [Path(p) for p in paths], ledger or [])
         return
@@ -987,6 +1000,35 @@ def _kits(
         highlight=False,
     )
     err.print(f"  key: {batch.key_path} (keep it from the readers)", highlight=False)
+
+
+def _carry(paths: list[str], ledgers: list[Path]) -> None:
+    from .validity.carry import carried_readings
+    from .validity.kits import parse_build
+    from .validity.ledger import PACKAGE_LEDGER, append_readings, read_ledger, read_ledgers
+
+    if not paths:
+        raise _fail("--carry: give the dataset folder(s) built at the new versions")
+    if len(ledgers) > 1:
+        raise _fail("--carry appends to one --ledger")
+    target = ledgers[0] if ledgers else Path("validity-ledger.jsonl")
+    try:
+        builds = [parse_build(p) for p in paths]
+        own = target.resolve() == PACKAGE_LEDGER.resolve()
+        existing = read_ledgers([]) + ([] if own or not target.exists() else read_ledger(target))
+        carried = carried_readings(builds, existing)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    append_readings(target, carried)
+    err.print(
+        f"[bold green]carried[/] {len(carried)} readings into {target}: their items ship"
+        " unchanged at the current versions",
+        highlight=False,
+    )
+    for (name, old, new), count in sorted(
+        Counter((r.transform, r.carried_from, r.version) for r in carried).items()
+    ):
+        err.print(f"  {name}: {count} from v{old} to v{new}", highlight=False)
 
 
 def _ingest(key: Path, answers: list[Path], ledgers: list[Path]) -> None:

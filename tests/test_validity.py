@@ -442,7 +442,10 @@ def only_this_ledger(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
     monkeypatch.setattr(ledger_module, "PACKAGE_LEDGER", tmp_path / "none.jsonl")
     path = tmp_path / "ledger.jsonl"
-    append_readings(path, readings("blur_edge_mask", 30, 0))
+    from abstain_build.transforms import get_registry
+
+    current = get_registry().get("blur_edge_mask").version
+    append_readings(path, readings("blur_edge_mask", 30, 0, version=current))
     return path
 
 
@@ -486,3 +489,72 @@ def test_a_default_build_accepts_only_what_clears_the_bar(only_this_ledger: Path
     opened = [r for r in open_bar if r["qc"]["status"] == "accepted"]
     assert len(opened) > len(accepted)
     assert all(r["qc"]["validity"]["applied"] is False for r in open_bar)
+
+
+def test_readings_carry_to_a_new_version_only_where_the_item_is_unchanged(
+    fixture_builds: dict[str, Path], tmp_path: Path
+):
+    """A version bump retires the readings; a rebuild at the new version that ships an
+    item byte for byte as it was read files the reading again at that version. An item
+    whose image changed keeps its reading as history."""
+    from abstain_build.validity.carry import carried_readings
+
+    root = fixture_builds["mmmu"]
+    write_kits(
+        [Build(root, "mmmu:fixtures")],
+        tmp_path / "kits",
+        n=3,
+        seed=0,
+        per_reader=8,
+        statuses=["accepted"],
+        transforms=[],
+        read=[],
+    )
+    key_path = tmp_path / "kits.key.jsonl"
+    answers = [
+        {"reader": e["reader"], "kit": e["kit"], "answer": "", "confidence": "none"}
+        for e in read_jsonl(key_path)
+    ]
+    read = ingest(key_path, [write_jsonl(tmp_path / "a.jsonl", answers)]).readings
+    assert len(read) == 3 and all(len(r.shipped) == 32 for r in read)
+
+    # The same build at bumped versions, one item's image changed.
+    rebuilt = tmp_path / "rebuilt"
+    shutil.copytree(root, rebuilt)
+    records = read_jsonl(rebuilt / "data.jsonl")
+    for record in records:
+        if record.get("transform"):
+            record["transform"]["version"] += 1
+    write_jsonl(rebuilt / "data.jsonl", records)
+    changed = next(
+        r
+        for r in records
+        if r["group_id"] == read[0].source
+        and r.get("transform")
+        and r["transform"]["name"] == read[0].transform
+    )
+    image = rebuilt / changed["images"][0]
+    image.write_bytes(image.read_bytes() + b"\0")
+
+    carried = carried_readings([Build(rebuilt, "mmmu:fixtures")], read, today="2026-01-01")
+    assert {(r.source, r.transform) for r in carried} == {(r.source, r.transform) for r in read[1:]}
+    for reading in carried:
+        before = next(r for r in read if r.shipped == reading.shipped)
+        assert reading.version == before.version + 1 and reading.carried_from == before.version
+        assert (reading.reader, reading.verdict) == (before.reader, before.verdict)
+    # Filed once: carrying again finds nothing new.
+    assert carried_readings([Build(rebuilt, "mmmu:fixtures")], [*read, *carried]) == []
+    versions = {r.transform: r.version + 1 for r in read}
+    table = ValidityTable.from_readings([*read, *carried], versions)
+    assert sum(row.n for row in table.rows(cells=False)) == len(carried)
+
+    # On the command line, into a ledger file.
+    ledger = tmp_path / "ledger.jsonl"
+    append_readings(ledger, read)
+    done = run_cli("audit", f"mmmu:fixtures={rebuilt}", "--carry", "--ledger", str(ledger))
+    assert done.returncode == 0, done.stderr
+    assert "carried" in done.stderr
+    filed = read_ledger(ledger)
+    assert {(r.source, r.carried_from) for r in filed if r.carried_from} >= {
+        (r.source, r.carried_from) for r in carried
+    }

@@ -187,6 +187,7 @@ def ingest(
                 where=_said(answer.get("where")),
                 note=graded.note,
                 date=stamp,
+                shipped=key.get("shipped") or _shipped_of(key),
             )
             if (reading.item, reading.version, reading.reader) in done:
                 result.duplicates += 1
@@ -194,3 +195,18 @@ def ingest(
             done.add((reading.item, reading.version, reading.reader))
             result.readings.append(reading)
     return result
+
+
+def _shipped_of(key: dict[str, Any]) -> str:
+    """The shipped digest of a key written before kits recorded it: from its build, when
+    that folder is still there ("" when not)."""
+    from ..scoring.items import data_records
+    from .shipped import shipped_digest
+
+    root = Path(str(key.get("build") or ""))
+    if not key.get("build") or not (root / "data.jsonl").is_file():
+        return ""
+    for record in data_records(root):
+        if record.get("id") == key.get("record"):
+            return shipped_digest(root, record)
+    return ""

@@ -26,6 +26,7 @@ from ..errors import ConfigError
 from ..schema import COUNTERPART, record_kind
 from .kinds import answer_kind, control_kind, shown_status
 from .ledger import Reading, fingerprint
+from .shipped import shipped_digest
 
 #: Items per reader (AUDIT.md: a reader gets 6-8).
 DEFAULT_PER_READER = 8
@@ -118,7 +119,7 @@ def _key(build: Build, record: dict[str, Any], control: dict[str, Any]) -> dict[
         "source": record["group_id"],
         "doc_id": (record.get("source") or {}).get("doc_id"),
         "dataset": build.dataset,
-        "build": str(build.root),
+        "build": str(build.root.resolve()),
         "transform": transform["name"],
         "version": int(transform.get("version") or 1),
         "mode": transform.get("mode") or "rule",
@@ -129,6 +130,7 @@ def _key(build: Build, record: dict[str, Any], control: dict[str, Any]) -> dict[
         "options": options,
         "question": record["question"],
         "status": shown_status(record),
+        "shipped": shipped_digest(build.root, record),
     }
 
 

@@ -64,6 +64,11 @@ class Reading(BaseModel):
     where: str = ""
     note: str = ""
     date: str
+    #: :func:`.shipped.shipped_digest` of what the reader was shown ("" when unknown).
+    shipped: str = ""
+    #: The version the reading was made of, when it counts for a later version that ships
+    #: the same bytes (:mod:`.carry`); None for a reading made of this version.
+    carried_from: int | None = None
 
     @property
     def valid(self) -> bool:

@@ -547,6 +547,7 @@ def test_readings_carry_to_a_new_version_only_where_the_item_is_unchanged(
     versions = {r.transform: r.version + 1 for r in read}
     table = ValidityTable.from_readings([*read, *carried], versions)
     assert sum(row.n for row in table.rows(cells=False)) == len(carried)
+    assert sum(table.carried.values()) == len(carried)
 
     # On the command line, into a ledger file.
     ledger = tmp_path / "ledger.jsonl"

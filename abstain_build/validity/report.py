@@ -74,6 +74,12 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
     unread = [name for name in registry_names if not any(t == name for t, _ in table.overall)]
     if unread:
         console.print(f"No readings at the current version: {', '.join(unread)}.")
+    if table.carried:
+        console.print(
+            "Counted readings made of an earlier version whose item ships unchanged"
+            " (audit --carry): "
+            + ", ".join(f"{name} {n}" for name, n in sorted(table.carried.items()))
+        )
     if table.retired:
         console.print(
             "Readings of older versions (history, not counted): "

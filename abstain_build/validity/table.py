@@ -114,6 +114,9 @@ class ValidityTable:
     retired: dict[str, int] = field(default_factory=dict)
     #: The current version of each transform the table knows.
     versions: dict[str, int] = field(default_factory=dict)
+    #: Counted readings made of an earlier version whose item ships unchanged, per
+    #: transform (:mod:`.carry`).
+    carried: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_readings(
@@ -133,6 +136,8 @@ class ValidityTable:
             if reading.version != current.get(reading.transform):
                 table.retired[reading.transform] = table.retired.get(reading.transform, 0) + 1
                 continue
+            if reading.carried_from is not None:
+                table.carried[reading.transform] = table.carried.get(reading.transform, 0) + 1
             by_transform[(reading.transform, reading.mode)].append(reading)
             by_cell[(reading.transform, reading.mode, reading.kind)].append(reading)
         for (name, mode), group in sorted(by_transform.items()):
@@ -173,5 +178,6 @@ class ValidityTable:
             "transforms": [e.to_json() for e in self.overall.values()],
             "cells": [e.to_json() for e in self.cells.values()],
             "retired": dict(sorted(self.retired.items())),
+            "carried": dict(sorted(self.carried.items())),
             "cell_min_readings": CELL_MIN_READINGS,
         }

@@ -848,3 +848,35 @@ def test_a_picture_an_edit_took_off_its_slide_leaves_the_file(tmp_path: Path) ->
         kept = [shipped.xref_stream_raw(x) for x in range(1, shipped.xref_length())]
         assert page_digest(shipped[0]) == first_digest  # slide 1 reads as unchanged
     assert chart_raw not in kept and photo_raw in kept
+
+
+# -- the page the question names, left whole ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["hide_evidence_page", "dense_mask", "remove_numeric_tokens"])
+def test_evidence_edits_decline_when_the_named_page_stays(name: str) -> None:
+    """ "How many cats are there in the images on page 1?" was listed with evidence page
+    4; the edit hid page 4 and a reader counted the cover's photos."""
+    question = "What was ACME's total revenue in FY2021 on page 3?"
+    with pytest.raises(NotApplicable, match=r"names page\(s\) \[3\], which the edit leaves"):
+        _plan(name, question, "11642.4", (4,))
+    # Named and edited: the page is the edit's.
+    assert _plan(name, "What was ACME's total revenue in FY2021 on page 4?", "11642.4", (4,)).pdf
+
+
+@pytest.mark.parametrize(
+    ("question", "pages"),
+    [
+        ("How many cats are there in the images on page 1?", {1}),
+        ("How many people can be found in the figures in Pages 18-19?", {18, 19}),
+        ("What is the name of the governor mentioned on the first page?", {1}),
+        ("What does the cover show?", {1}),
+        ("What is the Email address in this document on the second cover page?", set()),
+        ("Which products does the segment cover?", set()),
+        ("How many pages contain tables?", set()),
+    ],
+)
+def test_the_pages_a_question_names(question: str, pages: set[int]) -> None:
+    from abstain_build.transforms.functional.asks import named_pages
+
+    assert named_pages(question) == pages

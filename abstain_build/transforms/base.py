@@ -31,7 +31,13 @@ from .functional.evidence_edits import seal_related_page
 from .functional.figures import find_figures
 from .functional.numbers import find_numbers
 from .functional.page_content import PageContent, normalised_page, sample_page_content
-from .leftovers import charted_comparison, counted_elsewhere, removed_boxes, worked_out
+from .leftovers import (
+    charted_comparison,
+    counted_elsewhere,
+    named_page_left,
+    removed_boxes,
+    worked_out,
+)
 from .params import Param, resolve_params
 
 if TYPE_CHECKING:
@@ -372,7 +378,9 @@ class EvidencePageTransform(DocumentTransform):
         question = ctx.sample.question
         if plan is None:
             shipped = sorted(emap.readings) if ctx.context == "document" else []
-            reason = counted_elsewhere(question, emap, pages, shipped)
+            reason = named_page_left(question, emap, pages) or counted_elsewhere(
+                question, emap, pages, shipped
+            )
         else:
             reason = worked_out(question, emap, removed_boxes(plan))
         if reason:

@@ -6,6 +6,8 @@ emitting an item a reader still answers.
   (a summary table listing the quizzes of the hidden units);
 * :func:`worked_out`: the answer computed from what is left (:mod:`..evidence.recovery`:
   two values that sum to it, the other slices of its whole, the gold in another unit);
+* :func:`named_page_left`: the question names a page (or slide) the edit leaves whole,
+  and the reader reads the answer there whatever pages the record lists;
 * :func:`charted_comparison`: a comparison of values a chart draws, answered by a name:
   the bars' lengths and the slices' sizes still rank them once their labels are erased
   or blurred.
@@ -24,7 +26,7 @@ from ..evidence.recovery import recoveries
 from ..model import Plan
 from ..routing.evidence_type import classify_evidence
 from ..textregions.words import Box
-from .functional.asks import counted_by_the_reader, counted_noun
+from .functional.asks import counted_by_the_reader, counted_noun, named_pages
 
 
 def counted_elsewhere(
@@ -102,4 +104,29 @@ def charted_comparison(
     return (
         f"the question compares values a chart on page {page} draws ({charted} of its"
         f" numbers label it): {left} leave the shapes to rank"
+    )
+
+
+def named_page_left(question: str, emap: EvidenceMap, edited: Sequence[int]) -> str | None:
+    """Why the edit leaves the page the question names whole, or None: "how many cats are
+    there in the images on page 1?" was listed with evidence page 4, the edit hid page 4,
+    and a reader counted the cover's photos. A named page counts as edited when an edited
+    page is that page of the PDF or prints that page number."""
+    # A named page that prints nothing (a blank leaf before the title page) is not the
+    # page the question means; one past the end is a printed number.
+    named = {
+        n
+        for n in named_pages(question)
+        if n in emap.readings and any(r.words for r in emap.readings[n].readings)
+    }
+    if not named or not edited:
+        return None
+    covered = {number for number in edited} | {
+        int(label) for page, label in emap.printed.items() if page in edited and label.isdigit()
+    }
+    if named & covered:
+        return None
+    return (
+        f"the question names page(s) {sorted(named)[:5]}, which the edit leaves whole (it"
+        f" edits page(s) {sorted(edited)[:5]}): a reader reads the answer there"
     )

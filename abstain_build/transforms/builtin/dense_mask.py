@@ -54,7 +54,7 @@ def cell_runs(selected: np.ndarray, labels: np.ndarray) -> list[tuple[int, int, 
 @register_transform
 class DenseMask(EvidencePageTransform):
     name = "dense_mask"
-    version = 5
+    version = 6
     declines_questions = (graphical_ask, counts_structure)
     family = "evidence_removal"
     axis = EVIDENCE
@@ -72,7 +72,8 @@ class DenseMask(EvidencePageTransform):
         " parts of the document (appendices, sections, steps: the table of contents and the"
         " layout keep the count): the masks' "
         "gaps keep their shapes and colours."
-        " Nor when what is left still gives the answer: a page left whole names the things"
+        " Nor when what is left still gives the answer: the page the question names is left"
+        " whole, a page left whole names the things"
         " a count no page prints is made of, or values left give it by a sum, the other"
         " slices of its whole, or another unit (344,000 acres for 538 square miles)."
     )

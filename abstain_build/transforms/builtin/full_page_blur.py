@@ -20,7 +20,7 @@ from ..registry import register_transform
 @register_transform
 class FullPageBlur(EvidencePageTransform):
     name = "full_page_blur"
-    version = 5
+    version = 6
     declines_questions = (graphical_ask, counts_structure)
     declines_charted_comparisons = True
     family = "evidence_removal"
@@ -38,7 +38,8 @@ class FullPageBlur(EvidencePageTransform):
         " parts of the document (appendices, sections, steps: the table of contents and the"
         " layout keep the count): the blur "
         "keeps their shapes and colours."
-        " Nor when what is left still gives the answer: a page left whole names the things"
+        " Nor when what is left still gives the answer: the page the question names is left"
+        " whole, a page left whole names the things"
         " a count no page prints is made of, or values left give it by a sum, the other"
         " slices of its whole, or another unit (344,000 acres for 538 square miles); nor"
         " to a comparison answered by a name of values a chart on the page draws (the"

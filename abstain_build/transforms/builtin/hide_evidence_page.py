@@ -23,7 +23,7 @@ from ..functional.pdf_edit import (
     page_split,
     redact_rects,
 )
-from ..leftovers import counted_elsewhere, removed_boxes, worked_out
+from ..leftovers import counted_elsewhere, named_page_left, removed_boxes, worked_out
 from ..params import Param
 from ..registry import register_transform
 
@@ -31,7 +31,7 @@ from ..registry import register_transform
 @register_transform
 class HideEvidencePage(DocumentTransform):
     name = "hide_evidence_page"
-    version = 5
+    version = 6
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"
@@ -54,7 +54,8 @@ class HideEvidencePage(DocumentTransform):
         " answer is computed from gets black rectangles over their numbers. Not applicable"
         " to questions that count the document's parts (appendices, sections, pages) or"
         " mentions, nor to a count no page prints of things a page left whole names"
-        " (a summary table listing the quizzes of the hidden units)."
+        " (a summary table listing the quizzes of the hidden units), nor when the page the"
+        " question names is left whole."
     )
     params = {
         "hide_fraction": Param(
@@ -79,7 +80,9 @@ class HideEvidencePage(DocumentTransform):
         related = [p for p in to_edit if emap.related_only(p)]
         pages = [p for p in to_edit if p not in related]
         shipped = sorted(emap.readings) if ctx.context == "document" else []
-        counted = counted_elsewhere(ctx.sample.question, emap, to_edit, shipped)
+        counted = named_page_left(ctx.sample.question, emap, to_edit) or counted_elsewhere(
+            ctx.sample.question, emap, to_edit, shipped
+        )
         if counted:
             raise NotApplicable(counted)
         document = ctx.inputs.document()

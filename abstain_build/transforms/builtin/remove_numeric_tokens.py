@@ -23,7 +23,7 @@ from ..registry import register_transform
 @register_transform
 class RemoveNumericTokens(NumericPageTransform):
     name = "remove_numeric_tokens"
-    version = 6
+    version = 7
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE
@@ -38,6 +38,8 @@ class RemoveNumericTokens(NumericPageTransform):
         " boxes) and, on text-layer pages, redacted from the text layer. Not applicable to"
         " a count the reader tallies, nor to a comparison answered by a name whose values"
         " label a chart: the bars and slices still rank them."
+        " Not applicable when the page the question names is left whole, or when values"
+        " left give the answer by a sum, the other slices of its whole or another unit."
     )
     params = {
         "numeric_ratio": Param(0.95, "share of the pages' numbers erased", low=0.0, high=1.0),

@@ -25,7 +25,7 @@ HARD_CAP = 500
 @register_transform
 class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
-    version = 6
+    version = 7
     declines_questions = (graphical_ask, counts_parts)
     family = "evidence_removal"
     constraints = (VISUAL_CONTENT,)
@@ -46,7 +46,8 @@ class RemoveVisualElement(EvidencePageTransform):
         " to questions that count (graphical things, parts of the document, or anything"
         " no page prints a number for) or colour or place graphical things: masks leave"
         " the rest to count and the shapes to see."
-        " Nor when what is left still gives the answer: a page left whole names the things"
+        " Nor when what is left still gives the answer: the page the question names is left"
+        " whole, a page left whole names the things"
         " a count no page prints is made of, or values left give it by a sum, the other"
         " slices of its whole, or another unit (344,000 acres for 538 square miles)."
     )

@@ -199,3 +199,33 @@ def shape_ask(question: str) -> str | None:
     cloud of points and the line's slope it is about."""
     said = _said(_SHAPE.search(question))
     return f"asks the shape of what a plot draws ({said!r})" if said else None
+
+
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "cover": 1}
+#: "The first page", "the cover" (page 1); not "the second cover page" (which cover?).
+_NAMED_ORDINAL = re.compile(
+    r"\b(first|second|third|fourth|fifth)\s+(?:page|slide)\b"
+    r"|\bthe\s+(?:front\s+)?(cover)\b(?!\s+(?:of|letter))",
+    re.IGNORECASE,
+)
+_NAMED_PAGES = re.compile(
+    r"\b(?:pages?|slides?|p\.|pp\.)\s*#?\s*(\d{1,4}(?:\s*(?:,|and|&|-|–|to)\s*\d{1,4})*)",
+    re.IGNORECASE,
+)
+
+
+def named_pages(question: str) -> set[int]:
+    """The page or slide numbers ``question`` names ("on page 1", "pages 18-19", "slides 3
+    and 5", "the first page", "the cover"), as the question writes them (a printed number
+    or the PDF's own); empty when it names none."""
+    pages: set[int] = set()
+    for match in _NAMED_PAGES.finditer(question):
+        text = match.group(1)
+        numbers = [int(n) for n in re.findall(r"\d+", text)]
+        if len(numbers) == 2 and re.search(r"-|–|\bto\b", text) and numbers[0] < numbers[1]:
+            pages.update(range(numbers[0], min(numbers[1], numbers[0] + 50) + 1))
+        else:
+            pages.update(numbers)
+    for match in _NAMED_ORDINAL.finditer(question):
+        pages.add(_ORDINALS[next(g for g in match.groups() if g).lower()])
+    return {p for p in pages if p > 0}

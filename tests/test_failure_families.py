@@ -636,10 +636,20 @@ def test_hiding_pages_declines_a_count_of_the_document_s_parts() -> None:
     assert _plan("hide_evidence_page", "How many bars does the chart show?", "4").pdf is not None
 
 
+def lines_pdf(path: Path, lines: dict[int, list[str]]) -> Path:
+    """A PDF of ``lines`` (page number -> its lines), one line under another."""
+    pdf = pymupdf.open()
+    for number in sorted(lines):
+        page = pdf.new_page()
+        for row, text in enumerate(lines[number]):
+            page.insert_text((72, 90 + 24 * row), text, fontsize=12)
+    pdf.save(path)
+    return path
+
+
 def course_outline(path: Path, summary_names_quizzes: bool) -> Path:
     """Units 4 and 5 on pages 2 and 3, each with its quiz; page 4 a summary of the units,
     listing the quizzes again or not."""
-    pdf = pymupdf.open()
     lines = {
         1: ["Course outline", "Semester 2 covers units 4 to 6."],
         2: ["Unit 4: Markets", "Reading: chapter 4.", "Quiz: supply and demand."],
@@ -651,12 +661,7 @@ def course_outline(path: Path, summary_names_quizzes: bool) -> Path:
             "Unit 6 - reading, project",
         ],
     }
-    for number in range(1, 5):
-        page = pdf.new_page()
-        for row, text in enumerate(lines[number]):
-            page.insert_text((72, 90 + 24 * row), text, fontsize=12)
-    pdf.save(path)
-    return path
+    return lines_pdf(path, lines)
 
 
 def test_hiding_pages_declines_a_count_the_reader_makes_of_things_listed_elsewhere(
@@ -702,18 +707,12 @@ def test_the_counted_noun_of_a_question(question: str, counted: str | None) -> N
 
 def county_history(path: Path) -> Path:
     """Page 2 gives the county's area in square miles; page 3 gives it in acres."""
-    pdf = pymupdf.open()
     lines = {
         1: ["A history of the county", "Prepared for the county board."],
         2: ["Geography", "In 1882 the county covered about 538 square miles of prairie."],
         3: ["Farming", "The county only covers roughly 344,000 acres of farmland and towns."],
     }
-    for number in range(1, 4):
-        page = pdf.new_page()
-        for row, text in enumerate(lines[number]):
-            page.insert_text((72, 90 + 24 * row), text, fontsize=12)
-    pdf.save(path)
-    return path
+    return lines_pdf(path, lines)
 
 
 @pytest.mark.parametrize("name", ["dense_mask", "full_page_blur", "hide_evidence_page"])

@@ -54,6 +54,20 @@ def counted_elsewhere(
     )
 
 
+#: What the descriptions of transforms that refuse leftovers say of it.
+LEFTOVERS_NOTE = (
+    " Nor when what is left still gives the answer: the page the question names is left"
+    " whole, a page left whole names the things a count no page prints is made of, or"
+    " values left give it by a sum, the other slices of its whole, or another unit"
+    " (344,000 acres for 538 square miles)."
+)
+#: ... and of those that decline comparisons a chart still ranks.
+CHARTED_NOTE = (
+    " Nor to a comparison answered by a name of values a chart on the page draws: the"
+    " blurred bars and slices still rank them."
+)
+
+
 #: The regions of a plan that take what they cover away.
 REMOVED = ("page_hidden", "crop_removed", "mask", "blur", "erase")
 

@@ -18,6 +18,7 @@ from ..functional.evidence_edits import local_regions, uncovered_statements
 from ..functional.figures import Figure, find_figures
 from ..functional.page_content import PageContent, rect_tuple
 from ..functional.pdf_edit import blur_page, blur_regions
+from ..leftovers import CHARTED_NOTE, LEFTOVERS_NOTE
 from ..params import Param
 from ..registry import register_transform
 
@@ -40,26 +41,24 @@ class BlurFigureRegion(EvidencePageTransform):
     axis = EVIDENCE
     target = "document"
     description = (
-        "Heavy Gaussian blur (radius 25 px at 144 dpi) over the figure and chart regions of"
-        " each evidence page: embedded images, clusters of vector drawings with curves,"
-        " diagonals or bar series (tables and rules are not figures), and solid or colourful"
-        " pixel blobs on image-only pages; each padded by 12 pt and widened to the words it"
-        " holds (axis labels, legends). Text layer and pixels under a region are redacted"
-        " and replaced by the blurred pixels. A page with no figure region is blurred whole."
-        " The sentence or table row of every statement of the answer outside the figures"
-        " is blurred too, on the evidence pages and on every other page that states it. A"
-        ' figure the question names by its caption ("Figure 2", "the figure at the top of'
-        ' page N") is blurred even when it is printed as text.'
-        " Not applicable to questions that count, colour or locate graphical things, or count"
-        " parts of the document (appendices, sections, steps: the table of contents and the"
-        " layout keep the count): the blur "
-        "keeps their shapes and colours."
-        " Nor when what is left still gives the answer: the page the question names is left"
-        " whole, a page left whole names the things"
-        " a count no page prints is made of, or values left give it by a sum, the other"
-        " slices of its whole, or another unit (344,000 acres for 538 square miles); nor"
-        " to a comparison answered by a name of values a chart on the page draws (the"
-        " blurred bars and slices still rank them)."
+        (
+            "Heavy Gaussian blur (radius 25 px at 144 dpi) over the figure and chart regions of"
+            " each evidence page: embedded images, clusters of vector drawings with curves,"
+            " diagonals or bar series (tables and rules are not figures), and solid or colourful"
+            " pixel blobs on image-only pages; each padded by 12 pt and widened to the words it"
+            " holds (axis labels, legends). Text layer and pixels under a region are redacted"
+            " and replaced by the blurred pixels. A page with no figure region is blurred whole."
+            " The sentence or table row of every statement of the answer outside the figures"
+            " is blurred too, on the evidence pages and on every other page that states it. A"
+            ' figure the question names by its caption ("Figure 2", "the figure at the top of'
+            ' page N") is blurred even when it is printed as text.'
+            " Not applicable to questions that count, colour or locate graphical things, or count"
+            " parts of the document (appendices, sections, steps: the table of contents and the"
+            " layout keep the count): the blur "
+            "keeps their shapes and colours."
+        )
+        + LEFTOVERS_NOTE
+        + CHARTED_NOTE
     )
     params = {
         "radius": Param(

@@ -14,6 +14,7 @@ from ..functional.evidence_edits import seal_evidence
 from ..functional.page_content import DETECTORS, inflate, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..functional.raster import box_mean
+from ..leftovers import LEFTOVERS_NOTE
 from ..params import Param
 from ..registry import register_transform
 
@@ -72,11 +73,7 @@ class DenseMask(EvidencePageTransform):
         " parts of the document (appendices, sections, steps: the table of contents and the"
         " layout keep the count): the masks' "
         "gaps keep their shapes and colours."
-        " Nor when what is left still gives the answer: the page the question names is left"
-        " whole, a page left whole names the things"
-        " a count no page prints is made of, or values left give it by a sum, the other"
-        " slices of its whole, or another unit (344,000 acres for 538 square miles)."
-    )
+    ) + LEFTOVERS_NOTE
     params = {
         "min_coverage": Param(
             0.8,

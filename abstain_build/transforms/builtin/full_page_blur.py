@@ -13,6 +13,7 @@ from ..functional.asks import counts_structure, graphical_ask
 from ..functional.blur import blur_params, blur_strength, radius_px
 from ..functional.page_content import rect_tuple
 from ..functional.pdf_edit import BLACK, blur_page, redact_rects
+from ..leftovers import CHARTED_NOTE, LEFTOVERS_NOTE
 from ..params import Param
 from ..registry import register_transform
 
@@ -29,21 +30,19 @@ class FullPageBlur(EvidencePageTransform):
     seals_related_pages = True
     terminal_fallback = True
     description = (
-        "Terminal fallback: each evidence page is rendered, emptied (text layer, images,"
-        " drawings, links and annotations removed) and replaced by a Gaussian blur of its"
-        " rendering, radius 25 px at 144 dpi. Works on any page, blank ones included. A"
-        " page that only prints rows the answer is computed from gets black rectangles over"
-        " their numbers instead."
-        " Not applicable to questions that count, colour or locate graphical things, or count"
-        " parts of the document (appendices, sections, steps: the table of contents and the"
-        " layout keep the count): the blur "
-        "keeps their shapes and colours."
-        " Nor when what is left still gives the answer: the page the question names is left"
-        " whole, a page left whole names the things"
-        " a count no page prints is made of, or values left give it by a sum, the other"
-        " slices of its whole, or another unit (344,000 acres for 538 square miles); nor"
-        " to a comparison answered by a name of values a chart on the page draws (the"
-        " blurred bars and slices still rank them)."
+        (
+            "Terminal fallback: each evidence page is rendered, emptied (text layer, images,"
+            " drawings, links and annotations removed) and replaced by a Gaussian blur of its"
+            " rendering, radius 25 px at 144 dpi. Works on any page, blank ones included. A"
+            " page that only prints rows the answer is computed from gets black rectangles over"
+            " their numbers instead."
+            " Not applicable to questions that count, colour or locate graphical things, or count"
+            " parts of the document (appendices, sections, steps: the table of contents and the"
+            " layout keep the count): the blur "
+            "keeps their shapes and colours."
+        )
+        + LEFTOVERS_NOTE
+        + CHARTED_NOTE
     )
     params = {
         "radius": Param(

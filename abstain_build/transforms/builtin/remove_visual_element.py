@@ -15,6 +15,7 @@ from ..functional.evidence_edits import seal_evidence
 from ..functional.page_content import Window, densest_window, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..functional.pixels import coverage, rect_mask
+from ..leftovers import LEFTOVERS_NOTE
 from ..params import Param
 from ..registry import register_transform
 
@@ -46,11 +47,7 @@ class RemoveVisualElement(EvidencePageTransform):
         " to questions that count (graphical things, parts of the document, or anything"
         " no page prints a number for) or colour or place graphical things: masks leave"
         " the rest to count and the shapes to see."
-        " Nor when what is left still gives the answer: the page the question names is left"
-        " whole, a page left whole names the things"
-        " a count no page prints is made of, or values left give it by a sum, the other"
-        " slices of its whole, or another unit (344,000 acres for 538 square miles)."
-    )
+    ) + LEFTOVERS_NOTE
     params = {
         "n_rects": Param(8, "rectangles placed before the coverage top-up", low=1, high=64),
         "rect_size": Param(

@@ -1002,6 +1002,13 @@ def _kits(
     err.print(f"  key: {batch.key_path} (keep it from the readers)", highlight=False)
 
 
+def _one_ledger(ledgers: list[Path], step: str) -> Path:
+    """The one ledger ``step`` appends to (default validity-ledger.jsonl)."""
+    if len(ledgers) > 1:
+        raise _fail(f"{step} appends to one --ledger")
+    return ledgers[0] if ledgers else Path("validity-ledger.jsonl")
+
+
 def _carry(paths: list[str], ledgers: list[Path]) -> None:
     from .validity.carry import carried_readings
     from .validity.kits import parse_build
@@ -1009,9 +1016,7 @@ def _carry(paths: list[str], ledgers: list[Path]) -> None:
 
     if not paths:
         raise _fail("--carry: give the dataset folder(s) built at the new versions")
-    if len(ledgers) > 1:
-        raise _fail("--carry appends to one --ledger")
-    target = ledgers[0] if ledgers else Path("validity-ledger.jsonl")
+    target = _one_ledger(ledgers, "--carry")
     try:
         builds = [parse_build(p) for p in paths]
         own = target.resolve() == PACKAGE_LEDGER.resolve()
@@ -1037,9 +1042,7 @@ def _ingest(key: Path, answers: list[Path], ledgers: list[Path]) -> None:
 
     if not answers:
         raise _fail("--ingest KEY: give the readers' answers files")
-    if len(ledgers) > 1:
-        raise _fail("--ingest appends to one --ledger")
-    target = ledgers[0] if ledgers else Path("validity-ledger.jsonl")
+    target = _one_ledger(ledgers, "--ingest")
     try:
         existing = read_ledger(target) if target.exists() else []
         result = ingest(key, answers, existing=existing)

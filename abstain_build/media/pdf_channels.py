@@ -159,13 +159,14 @@ def drop_undrawn_images(document: pymupdf.Document, listed: set[int]) -> list[st
     candidates = set(listed)
     if not candidates:
         return []
+    listings = [(page, page.get_images(full=True)) for page in document]
     # Only pages listing a candidate can draw it.
-    for page in document:
-        if candidates & {image[0] for image in page.get_images(full=True)}:
+    for page, images in listings:
+        if candidates & {image[0] for image in images}:
             candidates -= {info["xref"] for info in page.get_image_info(xrefs=True)}
     removed = set()
-    for page in document:
-        for xref, *_rest, name, _filter, referencer in page.get_images(full=True):
+    for page, images in listings:
+        for xref, *_rest, name, _filter, referencer in images:
             holder = referencer if referencer > 0 else page.xref
             key = f"Resources/XObject/{name}"
             if xref in candidates and document.xref_get_key(holder, key)[0] != "null":

@@ -254,6 +254,29 @@ class DocumentTransform(Transform):
 
     target: ClassVar[str] = "document"
     changes_geometry: ClassVar[bool] = False
+    #: Decline when what the edit leaves still gives the answer (:meth:`refuse_leftovers`).
+    #: A corruption says False: a total that no longer matches its parts is its point.
+    refuses_leftovers: ClassVar[bool] = True
+
+    def refuse_leftovers(
+        self, ctx: TransformContext, pages: list[int], plan: Plan | None = None
+    ) -> None:
+        """:class:`NotApplicable` when what the edit of ``pages`` leaves still gives the
+        answer (:mod:`.leftovers`): the counted things named on a page left whole, or (once
+        ``plan`` is made) the answer worked out from what it leaves."""
+        if ctx.sample.document is None or not self.refuses_leftovers:
+            return
+        emap = ctx.evidence()
+        question = ctx.sample.question
+        if plan is None:
+            shipped = sorted(emap.readings) if ctx.context == "document" else []
+            reason = named_page_left(question, emap, pages) or counted_elsewhere(
+                question, emap, pages, shipped
+            )
+        else:
+            reason = worked_out(question, emap, removed_boxes(plan))
+        if reason:
+            raise NotApplicable(reason)
 
     @abc.abstractmethod
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
@@ -278,9 +301,6 @@ class EvidencePageTransform(DocumentTransform):
     #: numbers (:func:`.functional.evidence_edits.seal_related_page`) instead of
     #: :meth:`plan_page`; transforms that edit it their own way (erase, blur) say False.
     seals_related_pages: ClassVar[bool] = False
-    #: Decline when what the edit leaves still gives the answer (:meth:`refuse_leftovers`).
-    #: A corruption says False: a total that no longer matches its parts is its point.
-    refuses_leftovers: ClassVar[bool] = True
     #: Decline a comparison of values a chart on the page draws, answered by a name: the
     #: edit leaves the chart's shapes (a blur), and they rank the values.
     declines_charted_comparisons: ClassVar[bool] = False
@@ -365,26 +385,6 @@ class EvidencePageTransform(DocumentTransform):
 
     #: What the edit leaves of a chart, for :meth:`refuse_charted_comparison`'s reason.
     leaves: ClassVar[str] = "blurred labels"
-
-    def refuse_leftovers(
-        self, ctx: TransformContext, pages: list[int], plan: Plan | None = None
-    ) -> None:
-        """:class:`NotApplicable` when what the edit of ``pages`` leaves still gives the
-        answer (:mod:`.leftovers`): the counted things named on a page left whole, or (once
-        ``plan`` is made) the answer worked out from what it leaves."""
-        if ctx.sample.document is None or not self.refuses_leftovers:
-            return
-        emap = ctx.evidence()
-        question = ctx.sample.question
-        if plan is None:
-            shipped = sorted(emap.readings) if ctx.context == "document" else []
-            reason = named_page_left(question, emap, pages) or counted_elsewhere(
-                question, emap, pages, shipped
-            )
-        else:
-            reason = worked_out(question, emap, removed_boxes(plan))
-        if reason:
-            raise NotApplicable(reason)
 
     @staticmethod
     def page_content(page: pymupdf.Page, number: int, ctx: TransformContext) -> PageContent:

@@ -23,7 +23,6 @@ from ..functional.pdf_edit import (
     page_split,
     redact_rects,
 )
-from ..leftovers import counted_elsewhere, named_page_left, removed_boxes, worked_out
 from ..params import Param
 from ..registry import register_transform
 
@@ -79,12 +78,7 @@ class HideEvidencePage(DocumentTransform):
         to_edit = ctx.pages_to_edit()
         related = [p for p in to_edit if emap.related_only(p)]
         pages = [p for p in to_edit if p not in related]
-        shipped = sorted(emap.readings) if ctx.context == "document" else []
-        counted = named_page_left(ctx.sample.question, emap, to_edit) or counted_elsewhere(
-            ctx.sample.question, emap, to_edit, shipped
-        )
-        if counted:
-            raise NotApplicable(counted)
+        self.refuse_leftovers(ctx, to_edit)
         document = ctx.inputs.document()
         halves: dict[int, dict[str, pymupdf.Rect]] = {}
         stated: dict[int, set[str]] = {}
@@ -163,9 +157,7 @@ class HideEvidencePage(DocumentTransform):
                 seal_related_page(number, plan, page.rect, emap.evidence(number))
         cropped = len(pages) - len(hidden)
         plan.intensity = 100.0 * (len(hidden) + cropped / 2) / len(pages)
-        left = worked_out(ctx.sample.question, emap, removed_boxes(plan))
-        if left:
-            raise NotApplicable(left)
+        self.refuse_leftovers(ctx, to_edit, plan)
         return plan
 
     @staticmethod

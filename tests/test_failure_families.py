@@ -255,6 +255,41 @@ def test_a_pie_slice_is_what_the_others_leave_of_100_percent() -> None:
     assert reading_derivations(1, "text_layer", rows, gold_items("26", "Int"), False) == []
 
 
+def test_a_statement_line_is_what_the_other_lines_leave_of_the_one_above(
+    shared_data: Path,
+) -> None:
+    """A reader gave Netflix's 2015 technology and development expense with that line
+    blurred off the income statement: revenues less the cost lines and operating income
+    left standing (6,779,511 - 4,591,476 - 824,092 - 407,329 - 305,826 = 650,788)."""
+    from abstain_build.evidence.derivations import reading_derivations
+    from abstain_build.evidence.forms import gold_items
+    from abstain_build.textregions.pages import text_layer_words
+
+    pdf = shared_data / "mmlongbench-doc" / "documents" / "NETFLIX_2015_10K.pdf"
+    with pymupdf.open(pdf) as document:
+        statement = text_layer_words(document[39])
+        other = text_layer_words(document[41])
+    gold = gold_items("650788.00", "Float")
+    erased = [w for w in statement if w.text != "650,788"]
+    found = reading_derivations(40, "text_layer", erased, gold, False)
+    assert [d.rule for d in found] == ["column remainder"]
+    assert found[0].how.startswith("6,779,511 - 4,591,476 - 824,092 - 407,329 - 305,826")
+    # With the line printed the column no longer leaves the gold; elsewhere, no chance hit.
+    assert not reading_derivations(40, "text_layer", statement, gold, False)
+    assert not reading_derivations(42, "text_layer", other, gold, False)
+
+
+def test_a_remainder_needs_a_gold_too_large_for_chance() -> None:
+    from abstain_build.evidence.derivations import reading_derivations
+    from abstain_build.evidence.forms import gold_items
+
+    column = _words("Total 9,000", "Cost 4,000", "Other 1,000")
+    assert not reading_derivations(1, "text_layer", column, gold_items("4000", "Int"), False)
+    column = _words("Total 90,000", "Cost 40,000", "Other 10,000")
+    found = reading_derivations(1, "text_layer", column, gold_items("40000", "Int"), False)
+    assert "column remainder" in {d.rule for d in found}
+
+
 def test_the_gate_fails_an_item_whose_total_the_rows_still_give() -> None:
     """End to end on the fixture's methodology table: the total cell redacted (text layer
     and pixels), its rows left."""

@@ -17,7 +17,11 @@ The derivations, each on one reading of one page (text layer, or OCR of a figure
 * **complement**: the gold is a percent, and with the other percents of one figure (a
   pie; on a figure of several pies, each group of labels that lie together) or table row
   it makes 100;
-* **row difference**: two values of one row differ by the gold.
+* **row difference**: two values of one row differ by the gold;
+* **column remainder**: a value of a column less the run of values under it gives the
+  gold: a statement line erased from an income statement whose revenues, other costs and
+  operating income stay (6,779,511 - 4,591,476 - 824,092 - 407,329 - 305,826 = 650,788
+  for technology and development).
 
 To keep chance out (small numbers are the sum of something on any page): a sum must give
 a gold of three or more significant digits from values of three or more, a difference a
@@ -45,6 +49,8 @@ from .reading import PageReadings
 MIN_DIGITS = 3
 #: ... and a difference, with both its values.
 MIN_DIFFERENCE_DIGITS = 4
+#: ... and a column's remainder (a value less a run of several under it).
+MIN_REMAINDER_DIGITS = 5
 #: Longest run of values added up.
 MAX_RUN = 12
 #: Percents of one row tried as the other parts of a whole; a figure (a pie, a clock of
@@ -64,7 +70,7 @@ class Derivation:
 
     page: int
     channel: str
-    rule: str  # "column sum", "row sum", "complement", "row difference"
+    rule: str  # "column sum", "row sum", "complement", "row difference", "column remainder"
     how: str  # "1,520 + 2,002 + 2,002 + 1,502 = 7,026"
     boxes: tuple[Box, ...]
 
@@ -112,6 +118,18 @@ def _runs(values: Sequence[_Value], gold: GoldItem) -> Iterable[Sequence[_Value]
         for end in range(start, min(len(values), start + MAX_RUN)):
             total += values[end].value
             if end > start and _gives(total, gold):
+                yield values[start : end + 1]
+
+
+def _remainders(values: Sequence[_Value], gold: GoldItem) -> Iterable[Sequence[_Value]]:
+    """Runs of ``values`` whose first less all the others gives ``gold``."""
+    for start in range(len(values)):
+        left = values[start].value
+        for end in range(start + 1, min(len(values), start + MAX_RUN)):
+            left -= values[end].value
+            if left < 0:
+                break
+            if _gives(left, gold):
                 yield values[start : end + 1]
 
 
@@ -183,6 +201,12 @@ def reading_derivations(
             for row in addends:
                 for run in _runs(row, gold):
                     add("row sum", _sum_how(run, gold), run)
+            if gold.digits >= MIN_REMAINDER_DIGITS:
+                for block in table_blocks(rows):
+                    for column in _columns([addends[i] for i in block]):
+                        for run in _remainders(column, gold):
+                            shown = " - ".join(v.word.text for v in run)
+                            add("column remainder", f"{shown} = {gold.text}", run)
         if gold.digits >= MIN_DIFFERENCE_DIGITS:
             for row in valued:
                 row = [

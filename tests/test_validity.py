@@ -295,6 +295,42 @@ def test_ingest_files_each_reading_once(tmp_path: Path):
     assert (again.readings, again.duplicates) == ([], 1)
 
 
+def test_what_an_answer_rests_on_is_filed_and_the_table_splits_the_failures(tmp_path: Path):
+    """A reader who remembers a public 10-K answers whatever the edit took away: the ledger
+    keeps what each answer rests on, and the table says which failures an edit could
+    still fix (shipped) and which none can (memory)."""
+    key_path = write_jsonl(
+        tmp_path / "k.key.jsonl",
+        [
+            dict(key(), reader="r01", kit=kit, **dict(_key_fields(), item=f"{n:016x}"))
+            for n, kit in enumerate(("01", "02", "03"))
+        ],
+    )
+    rows = [("34.7", "high", "memory"), ("34.7", "medium", "Document"), ("", "none", "")]
+    answers = write_jsonl(
+        tmp_path / "a.jsonl",
+        [
+            {"reader": "r01", "kit": f"0{n}", "answer": a, "confidence": c, "basis": b}
+            for n, (a, c, b) in enumerate(rows, start=1)
+        ],
+    )
+    filed = ingest(key_path, [answers], today="2026-11-27").readings
+    assert [(r.verdict, r.basis) for r in filed] == [
+        ("answerable", "memory"),
+        ("answerable", "shipped"),
+        ("unanswerable", ""),
+    ]
+    table = ValidityTable.from_readings(filed, {"full_page_blur": 1})
+    assert table.bases == {"full_page_blur": {"memory": 1, "shipped": 1}}
+    assert table.to_json()["failed_on"] == {"full_page_blur": {"memory": 1, "shipped": 1}}
+    bad = write_jsonl(
+        tmp_path / "b.jsonl",
+        [{"reader": "r01", "kit": "01", "answer": "1", "confidence": "low", "basis": "vibes"}],
+    )
+    with pytest.raises(ConfigError, match="basis 'vibes'"):
+        ingest(key_path, [bad])
+
+
 # -- kits ----------------------------------------------------------------------------------
 
 

@@ -27,6 +27,7 @@ from ..errors import ConfigError
 from ..scoring.abstention import default_matcher
 from .ledger import (
     ANSWERABLE,
+    BASES,
     CONFIDENCES,
     CONFLICTING,
     DOUBTFUL,
@@ -56,6 +57,28 @@ def _confidence(value: Any) -> str:
     text = _CONFIDENCE_WORDS.get(text, text)
     if text not in CONFIDENCES:
         raise ConfigError(f"confidence {value!r} is not one of {', '.join(CONFIDENCES)}")
+    return text
+
+
+_BASIS_WORDS = {
+    "document": "shipped",
+    "kit": "shipped",
+    "options": "shipped",
+    "recall": "memory",
+    "recollection": "memory",
+    "general knowledge": "knowledge",
+    "world knowledge": "knowledge",
+}
+
+
+def _basis(value: Any) -> str:
+    """What the answer rests on, one of :data:`.ledger.BASES` ("" when not given)."""
+    text = str(value or "").strip().lower()
+    if text in ("", "none", "n/a"):
+        return ""
+    text = _BASIS_WORDS.get(text, text)
+    if text not in BASES:
+        raise ConfigError(f"basis {value!r} is not one of {', '.join(BASES)}")
     return text
 
 
@@ -168,6 +191,7 @@ def ingest(
                 )
             try:
                 graded = grade_reading(key, answer)
+                _basis(answer.get("basis"))
             except ConfigError as exc:
                 raise ConfigError(f"{where}: {exc}") from None
             reading = Reading(
@@ -185,6 +209,7 @@ def ingest(
                 verdict=graded.verdict,
                 rule=graded.rule,
                 where=_said(answer.get("where")),
+                basis=_basis(answer.get("basis")),
                 note=graded.note,
                 date=stamp,
                 shipped=key.get("shipped") or _shipped_of(key),

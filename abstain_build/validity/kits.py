@@ -240,6 +240,7 @@ def write_kits(
                     "answer": "",
                     "confidence": "",
                     "where": "",
+                    "basis": "",
                     "conflict": "",
                     "damage": "",
                     "fluent": "",
@@ -329,6 +330,10 @@ fill them in):
 - `answer`: your answer, or "" when you cannot answer;
 - `confidence`: `high`, `medium`, `low`, `guess` or `none` (no answer);
 - `where`: where you found it (page, image, table, sentence, the options...);
+- `basis`: what your answer rests on: `shipped` (read or worked out from what is in the
+  folder, the options included), `memory` (you remember this document or its figures),
+  `knowledge` (general knowledge the question invites, not this document), `guess`; ""
+  when you give no answer;
 - `conflict`: when what you are given states two different values for the asked thing
   and nothing says which is true, write both values here; else leave it "";
 - `damage`: anything visibly edited (masks, blur, cut pages), briefly;

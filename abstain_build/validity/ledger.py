@@ -34,6 +34,11 @@ CONFIDENCES = ("high", "medium", "low", "guess", "none")
 
 Verdict = Literal["unanswerable", "conflicting", "answerable", "doubtful"]
 Confidence = Literal["high", "medium", "low", "guess", "none"]
+#: What a reader's answer rests on: what the item ships (pages, images, options, read or
+#: worked out), a recollection of this very document, general knowledge the question
+#: invites, a guess; "" when unrecorded (readings made before kits asked) or no answer.
+BASES = ("shipped", "memory", "knowledge", "guess")
+Basis = Literal["shipped", "memory", "knowledge", "guess", ""]
 
 
 class Reading(BaseModel):
@@ -66,6 +71,9 @@ class Reading(BaseModel):
     date: str
     #: :func:`.shipped.shipped_digest` of what the reader was shown ("" when unknown).
     shipped: str = ""
+    #: What the answer rests on (:data:`BASES`): an answer the edit could have taken away
+    #: ("shipped") or one no edit of the pages can ("memory" of the public document).
+    basis: Basis = ""
     #: The version the reading was made of, when it counts for a later version that ships
     #: the same bytes (:mod:`.carry`); None for a reading made of this version.
     carried_from: int | None = None

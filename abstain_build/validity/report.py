@@ -80,6 +80,20 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
             " (audit --carry): "
             + ", ".join(f"{name} {n}" for name, n in sorted(table.carried.items()))
         )
+    told = {
+        name: counts for name, counts in table.bases.items() if any(b for b in counts if b)
+    }
+    if told:
+        console.print(
+            "What the counted readings that found an answer rest on (shipped: read or worked"
+            " out from the item; memory: of this public document; knowledge; unrecorded:"
+            " read before kits asked): "
+            + "; ".join(
+                f"{name} "
+                + ", ".join(f"{basis or 'unrecorded'} {n}" for basis, n in sorted(c.items()))
+                for name, c in sorted(told.items())
+            )
+        )
     if table.retired:
         console.print(
             "Readings of older versions (history, not counted): "

@@ -117,6 +117,10 @@ class ValidityTable:
     #: Counted readings made of an earlier version whose item ships unchanged, per
     #: transform (:mod:`.carry`).
     carried: dict[str, int] = field(default_factory=dict)
+    #: What the counted readings that found an answer (answerable or doubtful) rest on,
+    #: per transform: {"shipped": 3, "memory": 5, "": 2} ("" where the reading predates
+    #: the question): the failures an edit can still fix, and those no edit can.
+    bases: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @classmethod
     def from_readings(
@@ -138,6 +142,9 @@ class ValidityTable:
                 continue
             if reading.carried_from is not None:
                 table.carried[reading.transform] = table.carried.get(reading.transform, 0) + 1
+            if not reading.valid:
+                counts = table.bases.setdefault(reading.transform, {})
+                counts[reading.basis] = counts.get(reading.basis, 0) + 1
             by_transform[(reading.transform, reading.mode)].append(reading)
             by_cell[(reading.transform, reading.mode, reading.kind)].append(reading)
         for (name, mode), group in sorted(by_transform.items()):
@@ -179,5 +186,6 @@ class ValidityTable:
             "cells": [e.to_json() for e in self.cells.values()],
             "retired": dict(sorted(self.retired.items())),
             "carried": dict(sorted(self.carried.items())),
+            "failed_on": {name: dict(sorted(c.items())) for name, c in sorted(self.bases.items())},
             "cell_min_readings": CELL_MIN_READINGS,
         }

@@ -80,9 +80,7 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
             " (audit --carry): "
             + ", ".join(f"{name} {n}" for name, n in sorted(table.carried.items()))
         )
-    told = {
-        name: counts for name, counts in table.bases.items() if any(b for b in counts if b)
-    }
+    told = {name: counts for name, counts in table.bases.items() if any(b for b in counts if b)}
     if told:
         console.print(
             "What the counted readings that found an answer rest on (shipped: read or worked"

@@ -914,3 +914,50 @@ def test_the_pages_a_question_names(question: str, pages: set[int]) -> None:
     from abstain_build.transforms.functional.asks import named_pages
 
     assert named_pages(question) == pages
+
+
+def filing(path: Path, cover: list[str]) -> Path:
+    """A two-page annual report: ``cover`` on page 1, the advertising note on page 2."""
+    note = ["Note 1. Advertising", "Advertising expenses were $714.3 million in 2015."]
+    return lines_pdf(path, {1: cover, 2: note})
+
+
+EVIDENCE_EDITS = (
+    "blur_figure_region",
+    "dense_mask",
+    "full_page_blur",
+    "hide_evidence_page",
+    "remove_numeric_tokens",
+    "remove_visual_element",
+)
+
+
+@pytest.mark.parametrize("name", EVIDENCE_EDITS)
+def test_evidence_edits_decline_a_public_sec_filing(name: str, tmp_path: Path) -> None:
+    """Readers answered 28 of 31 evidence edits of the shared Netflix and Amazon 10-Ks, from
+    memory of the filing or from another of its statements: a filing with the Commission is
+    on public record, so no edit of its pages takes its figures away."""
+    question, answer = "What were advertising expenses in 2015? Answer in millions.", "714.3"
+    sec = ["UNITED STATES", "SECURITIES AND EXCHANGE COMMISSION", "Washington, D.C. 20549"]
+    public = filing(tmp_path / "public.pdf", [*sec, "FORM 10-K", "Netflix, Inc."])
+    sample = replace(doc_sample(public, (2,)), question=question, answer=answer)
+    with pytest.raises(NotApplicable, match=r"public SEC filing \(Form 10-K\)"):
+        run_transform(get_registry().get(name)(), sample, SampleInputs(sample), run_seed=0)
+    # A company's own annual report styled as a 10-K is no filing on record: edited.
+    private = filing(tmp_path / "own.pdf", ["ACME Corporation", "Annual Report, Form 10-K"])
+    sample = replace(doc_sample(private, (2,)), question=question, answer=answer)
+    output = run_transform(get_registry().get(name)(), sample, SampleInputs(sample), run_seed=0)
+    assert output.pdf is not None
+
+
+def test_a_corruption_of_a_public_filing_is_still_made(tmp_path: Path) -> None:
+    """An answer-changed item of a filing is its point: a reader who recalls the old figure
+    reads the new one against it (SPEC 7), so number corruption keeps filings."""
+    sec = ["SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K"]
+    public = filing(tmp_path / "public.pdf", sec)
+    sample = replace(
+        doc_sample(public, (2,)), question="What were advertising expenses in 2015?", answer="714.3"
+    )
+    transform = get_registry().get("corrupt_numeric_tokens")()
+    output = run_transform(transform, sample, SampleInputs(sample), run_seed=0)
+    assert output.record.edits.tokens

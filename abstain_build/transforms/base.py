@@ -35,6 +35,7 @@ from .leftovers import (
     charted_comparison,
     counted_elsewhere,
     named_page_left,
+    public_filing,
     removed_boxes,
     worked_out,
 )
@@ -270,8 +271,10 @@ class DocumentTransform(Transform):
         question = ctx.sample.question
         if plan is None:
             shipped = sorted(emap.readings) if ctx.context == "document" else []
-            reason = named_page_left(question, emap, pages) or counted_elsewhere(
-                question, emap, pages, shipped
+            reason = (
+                public_filing(emap)
+                or named_page_left(question, emap, pages)
+                or counted_elsewhere(question, emap, pages, shipped)
             )
         else:
             reason = worked_out(question, emap, removed_boxes(plan))

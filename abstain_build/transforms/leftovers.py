@@ -10,13 +10,21 @@ emitting an item a reader still answers.
   and the reader reads the answer there whatever pages the record lists;
 * :func:`charted_comparison`: a comparison of values a chart draws, answered by a name:
   the bars' lengths and the slices' sizes still rank them once their labels are erased
-  or blurred.
+  or blurred;
+* :func:`public_filing`: the document is a filing with the U.S. Securities and Exchange
+  Commission (a 10-K). Its figures are public record, reported and quoted, and restated
+  across its own statements, notes and selected data: blind readers recalled them
+  ("advertising expenses were $714.3 million") or rebuilt them from another statement
+  whatever the edit took. Of 31 readings of evidence edits of the two shared 10-Ks
+  counted at the versions before this rule, 3 were valid (44 of 85 of the other shared
+  documents').
 
 Each returns the reason (one line a reader can check) or None.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from ..evidence.anchors import stem, stems_of
@@ -59,8 +67,36 @@ LEFTOVERS_NOTE = (
     " Nor when what is left still gives the answer: the page the question names is left"
     " whole, a page left whole names the things a count no page prints is made of, or"
     " values left give it by a sum, the other slices of its whole, or another unit"
-    " (344,000 acres for 538 square miles)."
+    " (344,000 acres for 538 square miles); nor to a public SEC filing (a 10-K), whose"
+    " figures readers recall or rebuild from its other statements."
 )
+
+#: The cover of an SEC filing: the Commission's name and the form.
+_COMMISSION = re.compile(r"securities\s+and\s+exchange\s+commission", re.IGNORECASE)
+_FORM = re.compile(r"\bform\s+(10-K|10-Q|20-F|40-F|8-K|S-1|F-1)\b", re.IGNORECASE)
+#: The cover is on the first pages.
+COVER_PAGES = 2
+
+
+def public_filing(emap: EvidenceMap) -> str | None:
+    """Why the document's figures survive any edit of its pages, or None: it is a filing
+    with the SEC (its cover, on the first pages, names the Commission and the form), on
+    public record and restated across its statements, notes and selected data."""
+    cover = " ".join(
+        reading.text
+        for number in sorted(emap.readings)[:COVER_PAGES]
+        for reading in emap.readings[number].readings
+    )
+    form = _FORM.search(cover)
+    if form is None or not _COMMISSION.search(cover):
+        return None
+    return (
+        f"the document is a public SEC filing (Form {form.group(1).upper()}): a reader"
+        " recalls its figures or rebuilds them from its other statements, whatever an edit"
+        " of its pages takes"
+    )
+
+
 #: ... and of those that decline comparisons a chart still ranks.
 CHARTED_NOTE = (
     " Nor to a comparison answered by a name of values a chart on the page draws: the"

@@ -884,6 +884,24 @@ def test_a_picture_an_edit_took_off_its_slide_leaves_the_file(tmp_path: Path) ->
     assert chart_raw not in kept and photo_raw in kept
 
 
+def test_a_picture_listed_twice_with_the_same_bytes_stays_drawn(shared_data: Path) -> None:
+    """The ACL paper's first figure draws one icon under two names (Im3, Im4); MuPDF names
+    both draws by one of them, and the other must not be taken for a picture nobody draws:
+    removing it left the figure with a hole and MuPDF with "cannot find XObject resource"."""
+    from abstain_build.media.pdf import save_pdf
+    from abstain_build.media.pdf_channels import drop_undrawn_images, listed_images
+
+    paper = shared_data / "mmlongbench-doc" / "documents" / "2023.acl-long.386.pdf"
+    with pymupdf.open(paper) as pdf:
+        before = pdf[1].get_pixmap(dpi=36).samples
+        assert drop_undrawn_images(pdf, listed_images(pdf, [2])) == []
+        saved = save_pdf(pdf)
+    pymupdf.TOOLS.reset_mupdf_warnings()
+    with pymupdf.open(stream=saved, filetype="pdf") as shipped:
+        assert shipped[1].get_pixmap(dpi=36).samples == before
+    assert "cannot find" not in pymupdf.TOOLS.mupdf_warnings()
+
+
 # -- the page the question names, left whole ------------------------------------------------
 
 

@@ -11,6 +11,7 @@ its ``/ActualText``. So an edited page drops its entries in every such channel
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -149,6 +150,10 @@ def listed_images(document: pymupdf.Document, pages: Iterable[int]) -> set[int]:
     }
 
 
+def _raw_digest(document: pymupdf.Document, xref: int) -> str:
+    return hashlib.sha256(document.xref_stream_raw(xref) or b"").hexdigest()
+
+
 def drop_undrawn_images(document: pymupdf.Document, listed: set[int]) -> list[str]:
     """Remove from every resource dictionary the images of ``listed`` (what the edited
     pages listed before the edit: :func:`listed_images`) that no page draws any more, so
@@ -160,10 +165,17 @@ def drop_undrawn_images(document: pymupdf.Document, listed: set[int]) -> list[st
     if not candidates:
         return []
     listings = [(page, page.get_images(full=True)) for page in document]
-    # Only pages listing a candidate can draw it.
+    # Only pages listing a candidate can draw it. MuPDF names a drawn picture by its
+    # content: of two identical pictures (one icon listed twice, as Im3 and Im4) it names
+    # one for both draws, so a candidate whose bytes a drawn picture has is drawn too.
+    drawn: set[int] = set()
     for page, images in listings:
         if candidates & {image[0] for image in images}:
-            candidates -= {info["xref"] for info in page.get_image_info(xrefs=True)}
+            drawn |= {info["xref"] for info in page.get_image_info(xrefs=True)}
+    candidates -= drawn
+    if candidates:
+        seen = {_raw_digest(document, xref) for xref in drawn if xref > 0}
+        candidates = {xref for xref in candidates if _raw_digest(document, xref) not in seen}
     removed = set()
     for page, images in listings:
         for xref, *_rest, name, _filter, referencer in images:

@@ -20,6 +20,7 @@ from abstain_build.pipeline.apply import run_transform
 from abstain_build.transforms import NotApplicable, get_registry
 from abstain_build.transforms.functional.asks import counts_parts, graphical_ask
 
+from .conftest import gradient_image, png_bytes
 from .test_transforms_document import ACME, doc_sample
 
 # Questions of MMLongBench-Doc (its all_questions.json), and value questions beside them.
@@ -979,3 +980,30 @@ def test_a_corruption_of_a_public_filing_is_still_made(tmp_path: Path) -> None:
     transform = get_registry().get("corrupt_numeric_tokens")()
     output = run_transform(transform, sample, SampleInputs(sample), run_seed=0)
     assert output.record.edits.tokens
+
+
+def test_an_edit_that_leaves_a_page_drawing_a_missing_picture_fails_its_checks(
+    tmp_path: Path,
+) -> None:
+    """A picture taken out of a resource dictionary while a page still draws it leaves a
+    hole in a figure the edit never meant to touch; the structural checks catch it."""
+    from abstain_build.qc.structural import structural_checks
+
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_text((72, 90), "Figure 1: the icon", fontsize=12)
+    page.insert_image(pymupdf.Rect(72, 100, 172, 200), stream=png_bytes(gradient_image()))
+    pdf.save(tmp_path / "figure.pdf")
+    sample = doc_sample(tmp_path / "figure.pdf", (1,))
+    inputs = SampleInputs(sample)
+    transform = get_registry().get("blur_figure_region")()
+
+    def checks(data: bytes) -> dict[str, dict]:
+        found = structural_checks(transform, sample, inputs, "q?", None, [1], data)
+        return {c["name"]: c for c in found["checks"]}
+
+    assert checks(pdf.tobytes())["pages_draw_cleanly"]["passed"]
+    name = pdf[0].get_images(full=True)[0][7]
+    pdf.xref_set_key(pdf[0].xref, f"Resources/XObject/{name}", "null")
+    broken = checks(pdf.tobytes())["pages_draw_cleanly"]
+    assert not broken["passed"] and "XObject" in broken["detail"]

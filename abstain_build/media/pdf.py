@@ -36,6 +36,18 @@ def open_pdf(data: bytes, what: str) -> pymupdf.Document:
     return document
 
 
+def drawing_errors(document: pymupdf.Document) -> set[str]:
+    """What MuPDF reports while interpreting every page's content (without rasterising):
+    a drawn resource missing, a broken stream. An edit that leaves a new one behind has
+    broken a page ("cannot find XObject resource 'Im3'": a picture gone from its figure)."""
+    pymupdf.TOOLS.reset_mupdf_warnings()
+    for page in document:
+        page.get_bboxlog()
+    reported = pymupdf.TOOLS.mupdf_warnings()
+    pymupdf.TOOLS.reset_mupdf_warnings()
+    return {line.strip() for line in reported.splitlines() if line.strip()}
+
+
 _SIGNATURES = (
     (b"\x89PNG", "a PNG image"),
     (b"\xff\xd8\xff", "a JPEG image"),

@@ -9,7 +9,7 @@ from PIL import Image
 
 from ..errors import InputError
 from ..media.inputs import SampleInputs
-from ..media.pdf import open_pdf
+from ..media.pdf import drawing_errors, open_pdf
 from ..model import Sample
 from ..transforms.base import Transform
 
@@ -22,6 +22,12 @@ def _size(png: bytes) -> tuple[int, int]:
     return size
 
 
+def _source_errors(inputs: SampleInputs) -> set[str]:
+    """What the source document's pages already report (not the edit's doing), once per
+    sample."""
+    return inputs.derived("drawing_errors", lambda: drawing_errors(inputs.document()))
+
+
 def structural_checks(
     transform: Transform,
     sample: Sample,
@@ -31,7 +37,8 @@ def structural_checks(
     pages: list[int],
     pdf: bytes | None,
 ) -> dict[str, Any]:
-    """Preliminary integrity: files decode, sizes kept (unless a crop), question non-empty."""
+    """Preliminary integrity: files decode, sizes kept (unless a crop), question non-empty,
+    and an edited PDF keeps its pages whole: no new error drawing them."""
     checks: list[dict[str, Any]] = []
 
     def check(name: str, passed: bool, detail: str = "") -> None:
@@ -59,12 +66,14 @@ def structural_checks(
     if pdf is not None:
         try:
             document = open_pdf(pdf, "perturbed document")
-            count = document.page_count
-            document.close()
         except InputError as exc:
             check("pdf_opens", False, exc.reason)
         else:
             check("pdf_opens", True)
+            count = document.page_count
+            new = sorted(drawing_errors(document) - _source_errors(inputs))
+            document.close()
             original = inputs.document().page_count
             check("page_count_unchanged", count == original, f"{original} -> {count}")
+            check("pages_draw_cleanly", not new, "; ".join(new)[:300])
     return {"passed": all(c["passed"] for c in checks), "checks": checks}

@@ -351,6 +351,32 @@ def test_temporal_drift_keeps_a_year_the_asked_value_depends_on(question: str) -
     assert dates_a_named_thing(question) is None
 
 
+@pytest.mark.parametrize(
+    ("question", "answer", "moved"),
+    [
+        ("What are the components of cost of sales for FY2021?", "['products', 'shipping']", 0),
+        ("What method was used to pay the dividend in FY2021?", "a stock split", 0),
+        ("Which segment had the lowest revenue in FY2021?", "Energy Solutions", 1),
+        ("Which segments had revenue above $3,000 million in FY2021?", "['Cloud']", 1),
+        ("What was revenue in FY2021?", "11642.4", 1),
+    ],
+)
+def test_temporal_drift_moves_quantities_and_what_they_pick_not_descriptions(
+    report_pdf: Path, question: str, answer: str, moved: int
+) -> None:
+    """Readers gave the 2017 10-K's components of cost of sales for "FY2021" and its
+    2015 stock split for "FY2019": a description seldom changes with the period. A figure
+    does, and so does the segment a figure picks (those held, 3 of 3)."""
+    sample = doc_sample(report_pdf, (1,), question=question, answer=answer)
+    drift = transform("temporal_drift")
+    if moved:
+        output = run_transform(drift, sample, SampleInputs(sample), run_seed=0)
+        assert "2021" not in output.question
+    else:
+        with pytest.raises(NotApplicable, match="a name or a description"):
+            run_transform(drift, sample, SampleInputs(sample), run_seed=0)
+
+
 def test_temporal_drift_not_applicable_without_a_year(report_pdf: Path) -> None:
     for question, reason in [
         ("What is the company's name?", "no year"),

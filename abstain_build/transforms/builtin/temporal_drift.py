@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 
+from ...evidence.forms import gold_items
 from ...model import EVIDENCE, Plan, TokenEdit
 from ...routing.scoring import NEEDS_PERIOD, NEEDS_TIME
 from ..base import NotApplicable, QuestionTransform, TransformContext
@@ -94,10 +95,22 @@ def determinable(question: str) -> str | None:
     return None
 
 
+#: Gold kinds a period shift changes: figures, counts, dates.
+QUANTITIES = ("number", "year", "date")
+#: A name picked by a quantity of the period ("the segment with the lowest revenue",
+#: "segments with revenue above $3,000 million"): it changes with the period too.
+_COMPARES = re.compile(
+    r"\b(?:highest|lowest|largest|smallest|biggest|greatest|most|least|fewest|top|bottom"
+    r"|above|below|more|less|higher|lower|exceed\w*|increas\w*|decreas\w*|grew|grow\w*"
+    r"|declin\w*|rank\w*)\b",
+    re.IGNORECASE,
+)
+
+
 @register_transform
 class TemporalDrift(QuestionTransform):
     name = "temporal_drift"
-    version = 3
+    version = 4
     family = "inferential_impossibility"
     constraints = (NEEDS_TIME, NEEDS_PERIOD)
     axis = EVIDENCE
@@ -110,7 +123,10 @@ class TemporalDrift(QuestionTransform):
         " series reaches them), keeping their notation"
         " (FY15, 2015). Not applicable to questions whose shifted form has an answer (the"
         " first or latest of something, a count of things done in a year), nor where the"
-        ' year only dates what the question names ("the document revised on May 2010").'
+        ' year only dates what the question names ("the document revised on May 2010"),'
+        " nor where the answer is a name or a description neither a quantity nor picked by"
+        " one (the segment with the lowest revenue is): those rarely change with the period,"
+        " and readers gave the document's."
     )
     params = {
         "min_gap": Param(1, "fewest years beyond the period the document covers", low=1, high=50),
@@ -165,6 +181,15 @@ class TemporalDrift(QuestionTransform):
             raise NotApplicable(
                 f"the year only dates what the question names ('{dating}'): moved, it"
                 " still points at the same one, and the answer stays"
+            )
+        items = gold_items(ctx.sample.answer, ctx.sample.answer_format)
+        quantity = any(item.kind in QUANTITIES for item in items)
+        if items and not quantity and not _COMPARES.search(question):
+            raise NotApplicable(
+                "the answer is a name or a description, not a quantity of the period nor"
+                " picked by one: moved to another period it is most likely the same (what cost"
+                " of sales is made of, how a dividend was paid), and a reader gives the"
+                " document's"
             )
         answered_by = determinable(question)
         if answered_by:

@@ -50,7 +50,7 @@ demo: setup
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q -m "not exhaustive"
+	$(BIN)/python -m pytest -q -m "not exhaustive" --durations=8
 
 # Also the tests that repeat a property others hold (another kill point, faulty calls...).
 test-all: setup

@@ -34,6 +34,7 @@ GRAPHICAL = [
     "In figure 3, how many distinct icons are used?",
     "What range does red color represents in the chart?",
     "On which page is the organisation chart?",
+    "How many lines are highlighted in yellow on the first page? Give me an integer.",
 ]
 VALUES = [
     "What was ACME's total revenue in FY2021? Answer in millions.",
@@ -1007,3 +1008,26 @@ def test_an_edit_that_leaves_a_page_drawing_a_missing_picture_fails_its_checks(
     pdf.xref_set_key(pdf[0].xref, f"Resources/XObject/{name}", "null")
     broken = checks(pdf.tobytes())["pages_draw_cleanly"]
     assert not broken["passed"] and "XObject" in broken["detail"]
+
+
+def test_a_bare_small_number_is_no_printed_count(tmp_path: Path) -> None:
+    """A reader counted three case studies from a summary the masks left: a "3." that
+    numbers a list on an evidence page had been taken for the count printed, so the masks
+    were made. A count is printed when a question word stands beside it ("3 quizzes")."""
+    from abstain_build.evidence.map import evidence_map
+
+    question = "How many quizzes are in the semester?"
+    pages = {
+        1: ["Course outline", "The semester has 3 quizzes."],
+        2: ["Unit 4: Markets", "Quiz: supply and demand."],
+        3: ["Unit 5: Money", "Quiz: interest rates."],
+    }
+    printed = lines_pdf(tmp_path / "printed.pdf", pages)
+    sample = replace(doc_sample(printed, (1,)), question=question, answer="3")
+    emap = evidence_map(sample, SampleInputs(sample))
+    assert emap.prints_the_count()
+    transform = get_registry().get("remove_visual_element")()
+    assert run_transform(transform, sample, SampleInputs(sample), run_seed=0).pdf is not None
+    # The same printing with no question word beside it counts nothing.
+    emap.mentions = [replace(m, anchors=(), tight=()) for m in emap.mentions]
+    assert emap.statements() and not emap.prints_the_count()

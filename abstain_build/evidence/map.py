@@ -88,6 +88,12 @@ class EvidenceMap:
             if m.status == STATEMENT and (wanted is None or m.page in wanted)
         ]
 
+    def prints_the_count(self) -> bool:
+        """Whether a page prints the answer of a count with one of the question's words
+        beside it ("21 weaknesses"). A bare small number somewhere ("Unit 3" for three
+        case studies) is no printed count: the reader counts the things themselves."""
+        return any(m.anchored(1) for m in self.statements())
+
     def best_statements(self, pages: Sequence[int] | None = None) -> list[Mention]:
         """The statements a reader would point at as *the* answer: a coarser rounding
         ("57%" for 56.8) only when no page states the gold more precisely, and of those,

@@ -44,7 +44,7 @@ def counted_elsewhere(
     ``shipped`` the edit leaves whole (not in ``edited``) names the counted things (a
     summary table lists the quizzes of the hidden units). None when nothing does."""
     noun = counted_noun(question)
-    if noun is None or counted_by_the_reader(question, bool(emap.statements())) is None:
+    if noun is None or counted_by_the_reader(question, emap.prints_the_count()) is None:
         return None
     wanted = stem(noun)
     naming = [

@@ -16,7 +16,7 @@ from ..rewrite_base import RewriteTransform
 @register_transform
 class ContradictoryCaption(RewriteTransform):
     name = "contradictory_caption"
-    version = 4
+    version = 5
     family = "semantic_contradiction"
     constraints = (NEEDS_ANSWER,)
     axis = EVIDENCE
@@ -88,7 +88,7 @@ class ContradictoryCaption(RewriteTransform):
 def _counted_by_the_reader(ctx: TransformContext) -> bool:
     """A "how many" question whose answer no page prints: the reader counts (the tables,
     the steps, the people in a photo) and trusts that count over any note."""
-    printed = bool(ctx.evidence().statements())
+    printed = ctx.evidence().prints_the_count()
     return counted_by_the_reader(ctx.sample.question, printed) is not None
 
 

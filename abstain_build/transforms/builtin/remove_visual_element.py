@@ -26,7 +26,7 @@ HARD_CAP = 500
 @register_transform
 class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
-    version = 8
+    version = 9
     declines_questions = (graphical_ask, counts_parts)
     family = "evidence_removal"
     constraints = (VISUAL_CONTENT,)
@@ -84,7 +84,7 @@ class RemoveVisualElement(EvidencePageTransform):
 
     def plan(self, ctx: TransformContext) -> Plan:
         if ctx.sample.document is not None:
-            printed = bool(ctx.evidence().statements())
+            printed = ctx.evidence().prints_the_count()
             reason = counted_by_the_reader(ctx.sample.question, printed)
             if reason:
                 raise NotApplicable(f"the question {reason}: masks leave the rest to count")

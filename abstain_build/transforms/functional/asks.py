@@ -33,10 +33,11 @@ _DEPICTED = (
     r"(?:people|persons?|men|women|children|kids|faces?|hands?|cars?|animals?|dogs?|cats?"
     r"|birds?|buildings?|trees?|players?|students?|workers?)"
 )
-#: A count of whatever a picture shows: "how many incorrect postures are demonstrated".
+#: A count of whatever a picture shows: "how many incorrect postures are demonstrated",
+#: and of what a mark shows: "how many lines are highlighted" (the bands outlast a blur).
 _COUNT_SHOWN = re.compile(
     r"\bhow\s+many\b[^?.]{0,80}?\b(?:demo\w*strated|illustrated|depicted|pictured|drawn"
-    r"|photographed)\b",
+    r"|photographed|highlighted|underlined|circled|shaded|boxed|struck\s+through)\b",
     re.IGNORECASE,
 )
 _PICTURE_CONTEXT = re.compile(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pymupdf
 
 from ..errors import InputError
@@ -45,7 +47,15 @@ def drawing_errors(document: pymupdf.Document) -> set[str]:
         page.get_bboxlog()
     reported = pymupdf.TOOLS.mupdf_warnings()
     pymupdf.TOOLS.reset_mupdf_warnings()
-    return {line.strip() for line in reported.splitlines() if line.strip()}
+    # "... repeated 4 times..." counts a message MuPDF may have logged before the reset.
+    return {
+        line.strip()
+        for line in reported.splitlines()
+        if line.strip() and not _REPEATED.match(line.strip())
+    }
+
+
+_REPEATED = re.compile(r"^\.\.\. repeated \d+ times?\.\.\.$")
 
 
 _SIGNATURES = (

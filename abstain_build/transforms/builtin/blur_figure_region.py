@@ -12,7 +12,7 @@ from ...model import EVIDENCE, Plan, Region
 from ...routing.features import Features
 from ...routing.scoring import FIGURE_FOUND
 from ..base import EvidencePageTransform, TransformContext
-from ..functional.asks import counts_structure, graphical_ask
+from ..functional.asks import BLUR_DECLINES_NOTE, counts_structure, graphical_ask
 from ..functional.blur import blur_params, blur_strength
 from ..functional.evidence_edits import local_regions, uncovered_statements
 from ..functional.figures import Figure, find_figures
@@ -52,11 +52,8 @@ class BlurFigureRegion(EvidencePageTransform):
             " is blurred too, on the evidence pages and on every other page that states it. A"
             ' figure the question names by its caption ("Figure 2", "the figure at the top of'
             ' page N") is blurred even when it is printed as text.'
-            " Not applicable to questions that count, colour or locate graphical things, or count"
-            " parts of the document (appendices, sections, steps: the table of contents and the"
-            " layout keep the count): the blur "
-            "keeps their shapes and colours."
         )
+        + BLUR_DECLINES_NOTE
         + LEFTOVERS_NOTE
         + CHARTED_NOTE
     )

@@ -9,7 +9,7 @@ import pymupdf
 
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
-from ..functional.asks import counts_structure, graphical_ask
+from ..functional.asks import BLUR_DECLINES_NOTE, counts_structure, graphical_ask
 from ..functional.blur import blur_params, blur_strength, radius_px
 from ..functional.page_content import rect_tuple
 from ..functional.pdf_edit import BLACK, blur_page, redact_rects
@@ -36,11 +36,8 @@ class FullPageBlur(EvidencePageTransform):
             " rendering, radius 25 px at 144 dpi. Works on any page, blank ones included. A"
             " page that only prints rows the answer is computed from gets black rectangles over"
             " their numbers instead."
-            " Not applicable to questions that count, colour or locate graphical things, or count"
-            " parts of the document (appendices, sections, steps: the table of contents and the"
-            " layout keep the count): the blur "
-            "keeps their shapes and colours."
         )
+        + BLUR_DECLINES_NOTE
         + LEFTOVERS_NOTE
         + CHARTED_NOTE
     )

@@ -113,6 +113,13 @@ def graphical_ask(question: str) -> str | None:
     return None
 
 
+#: What a blur that declines :func:`graphical_ask` and :func:`counts_structure` says of it.
+BLUR_DECLINES_NOTE = (
+    " Not applicable to questions that count, colour or locate graphical things, or count"
+    " parts of the document (appendices, sections, steps: the table of contents and the"
+    " layout keep the count): the blur keeps their shapes and colours."
+)
+
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
 
 

@@ -568,9 +568,108 @@ def test_number_erasure_declines_a_comparison_a_chart_draws() -> None:
         _plan("remove_numeric_tokens", question, "Industrial Products", (5,))
     # The same comparison over page 4's table has no shapes left to compare.
     assert _plan("remove_numeric_tokens", question, "Industrial Products", (4,)).pdf is not None
-    # A value read off the chart is a number the erasure does take away.
+
+    # Page 5's bars carry no value labels: the value is read (and erased) in page 4's table.
     value = "What was the revenue of Industrial Products in FY2021?"
     assert _plan("remove_numeric_tokens", value, "5614.8", (5,)).pdf is not None
+
+
+def _bar_chart_pdf(path: Path, labelled: bool) -> Path:
+    """A page with a paragraph and four values: drawn as labelled bars, or as a table."""
+    values = {"Alpha": "12.5", "Beta": "30.1", "Gamma": "44.6", "Delta": "8.2"}
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 90), "Market share by product line, 2021 (percent)", fontsize=14)
+    page.insert_text((72, 120), "The four product lines shared the market as follows.", fontsize=11)
+    for k, (name, value) in enumerate(values.items()):
+        if labelled:
+            x = 120 + 90 * k
+            height = 6 * float(value)
+            bar = pymupdf.Rect(x, 500 - height, x + 50, 500)
+            page.draw_rect(bar, color=None, fill=(0.2, 0.4, 0.8))
+            page.insert_text((x + 10, 495 - height), value, fontsize=10)
+            page.insert_text((x + 5, 515), name, fontsize=10)
+        else:
+            page.insert_text((100, 200 + 20 * k), name, fontsize=11)
+            page.insert_text((300, 200 + 20 * k), value, fontsize=11)
+    if labelled:
+        page.draw_line((110, 500), (480, 500), color=(0, 0, 0))
+    doc.save(path)
+    return path
+
+
+@pytest.mark.parametrize("labelled", [True, False])
+def test_number_erasure_declines_a_value_a_chart_draws(tmp_path: Path, labelled: bool) -> None:
+    """Erasing a bar's label leaves the bar: readers measured three erased points of a line
+    chart against its gridlines and gave back an erased bar as 100 less the others. The
+    same value printed in a table has no shape left once its digits go."""
+    pdf = _bar_chart_pdf(tmp_path / "shares.pdf", labelled)
+    question = "What was Beta's market share in 2021?"
+    sample = replace(doc_sample(pdf, (1,)), question=question, answer="30.1")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    transform = get_registry().get("remove_numeric_tokens")()
+    if labelled:
+        with pytest.raises(NotApplicable, match=r"'30\.1' labels a chart on page 1"):
+            run_transform(transform, sample, inputs, run_seed=0)
+    else:
+        output = run_transform(transform, sample, inputs, run_seed=0)
+        assert any(t.old == "30.1" for t in output.record.edits.tokens)
+
+
+@pytest.mark.parametrize(
+    ("pdf", "question", "answer", "pages", "page"),
+    [
+        # Figure 4's three line charts label every point; readers gave back 64.4, 62.5
+        # and 62.2 from the gridlines once the labels were erased.
+        (
+            "2023.acl-long.386.pdf",
+            "Please list the F1 scores for ProgramFC on different datasets with gold evidence"
+            " in relation to Flan-T5-small, in descending order, with one decimal place.",
+            "['64.3', '62.4', '62.2']",
+            (7,),
+            7,
+        ),
+        # 71% and 11% label the 65+ bars of page 4's chart; a reader measured them
+        # against the other age groups' bars.
+        (
+            "PIP_Seniors-and-Tech-Use_040314.pdf",
+            "How many 65+ age group people go online 3-5 times per week or Every day in the"
+            " Pew Research Center's Internet Project July 18-September 30, 2013 tracking"
+            " survey?",
+            "1251",
+            (4, 16),
+            4,
+        ),
+    ],
+)
+def test_number_erasure_declines_real_values_a_chart_draws(
+    shared_data: Path, pdf: str, question: str, answer: str, pages: tuple[int, ...], page: int
+) -> None:
+    path = shared_data / "mmlongbench-doc" / "documents" / pdf
+    sample = replace(doc_sample(path, pages), question=question, answer=answer)
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    with pytest.raises(NotApplicable, match=f"chart|page {page} charts"):
+        run_transform(get_registry().get("remove_numeric_tokens")(), sample, inputs, 0)
+
+
+def test_number_erasure_still_takes_table_values_of_a_report_with_charts(
+    shared_data: Path,
+) -> None:
+    """The same report's tables print their values in digits only: the 73 its appendix
+    tables print is taken away, and a reader found it gone."""
+    path = shared_data / "mmlongbench-doc" / "documents" / "PIP_Seniors-and-Tech-Use_040314.pdf"
+    question = (
+        "What is the gap between male 65+ age group who use internet and  broadband at home"
+        " in the Pew Research Center's Internet Project July 18-September 30, 2013 tracking"
+        " survey? Please write the answer into float format."
+    )
+    sample = replace(doc_sample(path, (16, 17)), question=question, answer="73.0")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    output = run_transform(get_registry().get("remove_numeric_tokens")(), sample, inputs, 0)
+    assert any(t.old.startswith("73") for t in output.record.edits.tokens)
 
 
 # -- a name wrapped under an icon, the row's other labels between -----------------------------

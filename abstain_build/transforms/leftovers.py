@@ -157,6 +157,26 @@ def charted_comparison(
     )
 
 
+def drawn_answer(page: int, labelled: Sequence[str], computed: bool) -> str | None:
+    """Why erasing numbers leaves the answer drawn, or None: a value of the answer labels a
+    chart on page ``page`` (``labelled``), or the answer is computed (no page prints it)
+    and the evidence page charts values (``computed``). The label goes; the bar, slice or
+    point it labels stays, and a reader measures it against the axis, the labels left or
+    the whole it is a part of."""
+    if labelled:
+        return (
+            f"the answer's value {labelled[0]!r} labels a chart on page {page}: erased, its"
+            " bar, slice or point stays to be measured against the axis, the other labels"
+            " or the whole"
+        )
+    if computed:
+        return (
+            f"the answer is computed and page {page} charts values: erased labels leave the"
+            " bars, slices or points it is computed from"
+        )
+    return None
+
+
 def named_page_left(question: str, emap: EvidenceMap, edited: Sequence[int]) -> str | None:
     """Why the edit leaves the page the question names whole, or None: "how many cats are
     there in the images on page 1?" was listed with evidence page 4, the edit hid page 4,

@@ -137,16 +137,9 @@ class NumericPageTransform(EvidencePageTransform):
     ) -> tuple[list[PageNumber], int]:
         """The numbers where the evidence map finds the answer on ``page`` (and any other
         printing a gold number), then a random ``ratio`` of all (rounded up)."""
-        gold = self.gold_numbers(ctx)
         if page is not None and ctx.evidence().related_only(page):
             ratio = 0.0  # a page printing operand rows only: those numbers, nothing else
-        evidence = ctx.evidence().evidence(page) if page is not None else []
-        boxes = [box for mention in evidence for box in mention.boxes]
-        answer = [
-            n
-            for n in numbers
-            if (gold and prints_answer(gold, n.placed.token)) or overlaps_any(n.rect, boxes)
-        ]
+        answer = self.answer_numbers(numbers, ctx, page)
         rest = [n for n in numbers if n not in answer]
         want = max(len(answer), int(np.ceil(ratio * len(numbers) - 1e-9)))
         extra = want - len(answer)
@@ -156,6 +149,20 @@ class NumericPageTransform(EvidencePageTransform):
             picked += [rest[i] for i in sorted(order)]
         picked.sort(key=lambda n: numbers.index(n))
         return picked, len(answer)
+
+    def answer_numbers(
+        self, numbers: list[PageNumber], ctx: TransformContext, page: int | None = None
+    ) -> list[PageNumber]:
+        """The numbers printing a gold number, and those where the evidence map finds the
+        answer on ``page`` (a statement, a candidate, an operand row)."""
+        gold = self.gold_numbers(ctx)
+        evidence = ctx.evidence().evidence(page) if page is not None else []
+        boxes = [box for mention in evidence for box in mention.boxes]
+        return [
+            n
+            for n in numbers
+            if (gold and prints_answer(gold, n.placed.token)) or overlaps_any(n.rect, boxes)
+        ]
 
     def answer_words(
         self, words: list[Word], numbers: list[PageNumber], page: int, ctx: TransformContext

@@ -10,11 +10,12 @@ import pymupdf
 from ...model import EVIDENCE, Plan
 from ...routing.evidence_type import classify_evidence
 from ...routing.scoring import NEEDS_NUMBERS
+from ...textregions.words import centre_inside
 from ..base import NotApplicable, TransformContext
 from ..functional.figures import find_figures
 from ..functional.page_numbers import PageNumber
 from ..functional.text_edits import TextEdit
-from ..leftovers import charted_comparison
+from ..leftovers import MIN_CHARTED, charted_comparison, drawn_answer
 from ..numeric_pages import NumericPageTransform, overlaps_any
 from ..params import Param
 from ..registry import register_transform
@@ -23,7 +24,7 @@ from ..registry import register_transform
 @register_transform
 class RemoveNumericTokens(NumericPageTransform):
     name = "remove_numeric_tokens"
-    version = 9
+    version = 10
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE
@@ -38,6 +39,8 @@ class RemoveNumericTokens(NumericPageTransform):
         " boxes) and, on text-layer pages, redacted from the text layer. Not applicable to"
         " a count the reader tallies, nor to a comparison answered by a name whose values"
         " label a chart: the bars and slices still rank them."
+        " Nor when the answer's values label a chart (or a computed answer's page"
+        " charts its values): the bars, slices and points they label stay to be measured."
         " Not applicable when the page the question names is left whole, or when values"
         " left give the answer by a sum, the other slices of its whole or another unit."
     )
@@ -67,7 +70,9 @@ class RemoveNumericTokens(NumericPageTransform):
         if read is None:
             return 0.0
         source, numbers, words = read
-        charted = _charted_comparison(page, number, numbers, ctx)
+        charted = _charted_comparison(page, number, numbers, ctx) or _drawn_answer(
+            page, number, numbers, self, ctx
+        )
         if charted:
             raise NotApplicable(charted)
         chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx, number)
@@ -91,6 +96,24 @@ class RemoveNumericTokens(NumericPageTransform):
         return 100.0 * float(np.mean(shares))
 
 
+#: A figure box covering more of the page than this is the page's design (a coloured
+#: panel behind the text), not a chart.
+MAX_CHART_SHARE = 0.5
+
+
+def _figure_boxes(
+    page: pymupdf.Page, number: int, ctx: TransformContext
+) -> list[tuple[float, ...]]:
+    """The figure boxes of evidence page ``number``, found once per sample."""
+    return ctx.inputs.derived(
+        ("figure_boxes", number),
+        lambda: [
+            tuple(figure.rect)
+            for figure in find_figures(page, RemoveNumericTokens.page_content(page, number, ctx))
+        ],
+    )
+
+
 def _charted_comparison(
     page: pymupdf.Page, number: int, numbers: list[PageNumber], ctx: TransformContext
 ) -> str | None:
@@ -99,8 +122,7 @@ def _charted_comparison(
     sample = ctx.sample
     if classify_evidence(sample.question).label != "Comparative":
         return None  # before finding figures: most questions do not compare
-    figures = find_figures(page, RemoveNumericTokens.page_content(page, number, ctx))
-    boxes = [tuple(figure.rect) for figure in figures]
+    boxes = _figure_boxes(page, number, ctx)
     charted = sum(1 for n in numbers if overlaps_any(n.rect, boxes))
     return charted_comparison(
         sample.question, sample.answer, sample.answer_format, number, charted, "erased labels"
@@ -126,3 +148,51 @@ def _tallied(ctx: TransformContext) -> bool:
         return True
     evidence = ctx.evidence()
     return not evidence.statements() and not evidence.operands
+
+
+def _charts(
+    page: pymupdf.Page, number: int, numbers: list[PageNumber], ctx: TransformContext
+) -> list[tuple[float, ...]]:
+    """Figures of page ``number`` that are charts: at least :data:`MIN_CHARTED` of its
+    numbers label them, and they are no page-wide panel."""
+    area = page.rect.width * page.rect.height
+    charts = []
+    for box in _figure_boxes(page, number, ctx):
+        if (box[2] - box[0]) * (box[3] - box[1]) > MAX_CHART_SHARE * area:
+            continue
+        if sum(1 for n in numbers if centre_inside(n.rect, [box])) >= MIN_CHARTED:
+            charts.append(box)
+    return charts
+
+
+def _drawn_answer(
+    page: pymupdf.Page,
+    number: int,
+    numbers: list[PageNumber],
+    transform: RemoveNumericTokens,
+    ctx: TransformContext,
+) -> str | None:
+    """Why erasing the numbers of page ``number`` leaves the answer drawn
+    (:func:`..leftovers.drawn_answer`), or None. Readers gave back three erased points of a
+    line chart from its gridlines, an erased bar from the others' summing to 100, and a
+    clock chart's slice as 100 less the rest."""
+    gold = transform.gold_numbers(ctx)
+    if not gold:
+        return None
+    charts = _charts(page, number, numbers, ctx)
+    if not charts:
+        return None
+    labelled = [
+        n.text
+        for n in transform.answer_numbers(numbers, ctx, number)
+        if centre_inside(n.rect, charts)
+    ]
+    computed = number in ctx.sample.evidence_pages and not _states_a_gold_number(ctx)
+    return drawn_answer(number, labelled, computed)
+
+
+def _states_a_gold_number(ctx: TransformContext) -> bool:
+    """Does any page print one of the gold's numbers (not only a coarser rounding)?"""
+    emap = ctx.evidence()
+    numeric = {item.text for item in emap.items if item.kind in ("number", "year")}
+    return any(m.item in numeric and m.form != "coarser" for m in emap.statements())

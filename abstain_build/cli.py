@@ -863,7 +863,15 @@ def audit(
             "--kits",
             metavar="OUT",
             help="Write blind reading kits of the folders' counterparts to OUT (the key goes"
-            " to OUT.key.jsonl beside it).",
+            " to OUT.key.jsonl beside it, or to --key).",
+        ),
+    ] = None,
+    key: Annotated[
+        Path | None,
+        typer.Option(
+            "--key",
+            help="With --kits: where the key goes (a folder the readers are not shown; never"
+            " inside OUT).",
         ),
     ] = None,
     n: Annotated[int, typer.Option("--n", help="With --kits: items to sample.")] = 40,
@@ -925,8 +933,10 @@ def audit(
         _ingest(ingest_key, [Path(p) for p in paths], ledger or [])
         return
     if kits is not None:
-        _kits(paths, kits, n, seed, per_reader, status, transforms, ledger or [])
+        _kits(paths, kits, n, seed, per_reader, status, transforms, ledger or [], key)
         return
+    if key is not None:
+        raise _fail("--key goes with --kits")
     if len(paths) != 1:
         raise _fail("give one dataset folder (several only with --kits)")
     _leak_audit(Path(paths[0]), report_path, as_json)
@@ -966,6 +976,7 @@ def _kits(
     status: str,
     transforms: str | None,
     ledgers: list[Path],
+    key: Path | None = None,
 ) -> None:
     from .validity.kits import parse_build, write_kits
     from .validity.ledger import read_ledgers
@@ -985,6 +996,7 @@ def _kits(
             statuses=_split_names(status) or [],
             transforms=_split_names(transforms) or [],
             read=read_ledgers(ledgers),
+            key=key,
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None

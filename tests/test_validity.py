@@ -412,6 +412,21 @@ def test_kits_leave_out_items_already_read(fixture_builds: dict[str, Path], tmp_
     assert second.items == 0
 
 
+def test_the_key_goes_where_readers_are_not_shown(fixture_builds: dict[str, Path], tmp_path: Path):
+    """A reader shown a folder listing saw the key beside the kits: ``key`` puts it
+    elsewhere, never inside the kits, and never over another key."""
+    build = Build(fixture_builds["mmmu"], "mmmu")
+    with pytest.raises(ConfigError, match="inside the kits"):
+        write_kits([build], tmp_path / "kits", n=2, key=tmp_path / "kits" / "key.jsonl")
+    assert not (tmp_path / "kits").exists()
+    batch = write_kits([build], tmp_path / "kits", n=2, key=tmp_path / "keys" / "k.jsonl")
+    assert batch.key_path == tmp_path / "keys" / "k.jsonl"
+    assert len(read_jsonl(batch.key_path)) == batch.items == 2
+    assert not list(tmp_path.glob("*.key.jsonl"))
+    with pytest.raises(ConfigError, match="never overwritten"):
+        write_kits([build], tmp_path / "kits2", n=2, key=batch.key_path)
+
+
 # -- the command line ----------------------------------------------------------------------
 
 

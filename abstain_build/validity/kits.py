@@ -203,11 +203,20 @@ def write_kits(
     statuses: Sequence[str] = DEFAULT_STATUSES,
     transforms: Sequence[str] = (),
     read: Sequence[Reading] = (),
+    key: Path | None = None,
 ) -> KitBatch:
     """Sample ``n`` counterparts of ``builds`` and write their kits to ``out``; items read
-    already (their fingerprint and version in ``read``) are left out."""
+    already (their fingerprint and version in ``read``) are left out. The key goes to
+    ``key`` (default ``OUT.key.jsonl`` beside OUT), never inside OUT: readers are handed
+    OUT, and a key listed beside a kit is a key in sight (keep it in a folder they are not
+    shown)."""
     if out.exists() and any(out.iterdir()):
         raise ConfigError(f"{out} exists and is not empty: kits go to a new folder")
+    key_path = key if key is not None else out.parent / f"{out.name}.key.jsonl"
+    if key_path.resolve().is_relative_to(out.resolve()):
+        raise ConfigError(f"the key {key_path} would sit inside the kits ({out}): readers get OUT")
+    if key_path.exists():
+        raise ConfigError(f"{key_path} exists: a key is never overwritten")
     seen = {(r.item, r.version) for r in read}
     pool = [
         c
@@ -221,7 +230,6 @@ def write_kits(
         available[item.key["transform"]] += 1
     chosen = _stratified(pool, n, rng)
     batch_id = hashlib.sha256(f"{out.resolve()}|{seed}".encode()).hexdigest()[:6]
-    key_path = out.parent / f"{out.name}.key.jsonl"
     batch = KitBatch(out, key_path, available=dict(sorted(available.items())))
     out.mkdir(parents=True, exist_ok=True)
     (out / "README.md").write_text(READER_GUIDE, encoding="utf-8")
@@ -253,6 +261,7 @@ def write_kits(
             "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in template),
             encoding="utf-8",
         )
+    key_path.parent.mkdir(parents=True, exist_ok=True)
     key_path.write_text(
         "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in key_lines),
         encoding="utf-8",

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pymupdf
 
+from ...evidence.forms import gold_items
 from ...model import EVIDENCE, Plan
 from ...routing.evidence_type import classify_evidence
 from ...routing.scoring import NEEDS_NUMBERS
@@ -15,8 +16,8 @@ from ..base import NotApplicable, TransformContext
 from ..functional.figures import find_figures
 from ..functional.page_numbers import PageNumber
 from ..functional.text_edits import TextEdit
-from ..leftovers import MIN_CHARTED, charted_comparison, drawn_answer
-from ..numeric_pages import NumericPageTransform, overlaps_any
+from ..leftovers import MIN_CHARTED, drawn_answer
+from ..numeric_pages import NumericPageTransform
 from ..params import Param
 from ..registry import register_transform
 
@@ -24,7 +25,7 @@ from ..registry import register_transform
 @register_transform
 class RemoveNumericTokens(NumericPageTransform):
     name = "remove_numeric_tokens"
-    version = 10
+    version = 11
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE
@@ -33,16 +34,16 @@ class RemoveNumericTokens(NumericPageTransform):
         "Erase numbers on the evidence pages (tables, chart labels read from the text layer"
         " or by OCR, running text): the ones where the evidence map finds the answer (on the"
         " evidence pages and every other page stating it) always, then random others up to"
-        " 95% of them, plus the words of a text answer (one blank per line, not per word)"
-        " and 60% of the other words on the"
+        " 95% of them, plus the words of a list's text items (one blank per line, not per"
+        " word) and 60% of the other words on the"
         " lines that hold numbers. Each erase is filled with the colour around it (no black"
         " boxes) and, on text-layer pages, redacted from the text layer. Not applicable to"
-        " a count the reader tallies, nor to a comparison answered by a name whose values"
-        " label a chart: the bars and slices still rank them."
-        " Nor when the answer's values label a chart (or a computed answer's page"
-        " charts its values): the bars, slices and points they label stay to be measured."
-        " Not applicable when the page the question names is left whole, or when values"
-        " left give the answer by a sum, the other slices of its whole or another unit."
+        " an answer with no number (a name or a phrase erased word by word leaves its"
+        " sentence to fill it in), to a count the reader tallies, nor when the answer's"
+        " values label a chart (or a computed answer's page charts its values): the bars,"
+        " slices and points they label stay to be measured. Not applicable when the page"
+        " the question names is left whole, or when values left give the answer by a sum,"
+        " the other slices of its whole or another unit."
     )
     params = {
         "numeric_ratio": Param(0.95, "share of the pages' numbers erased", low=0.0, high=1.0),
@@ -56,6 +57,14 @@ class RemoveNumericTokens(NumericPageTransform):
     intensity_doc = "100 * share of the evidence pages' numbers erased."
 
     def plan(self, ctx: TransformContext) -> Plan:
+        items = gold_items(ctx.sample.answer, ctx.sample.answer_format)
+        if items and all(item.kind == "text" for item in items):
+            raise NotApplicable(
+                "the answer is a name or a phrase, no number: erased word by word it leaves"
+                " its sentence, and readers fill it in (where Gestalt psychology was"
+                " conceived, a governor's name, a case study's title); removal takes the"
+                " sentence or the page"
+            )
         if _tallied(ctx):
             raise NotApplicable(
                 "a count no page prints: the reader counts entries, rows or pictures,"
@@ -70,11 +79,9 @@ class RemoveNumericTokens(NumericPageTransform):
         if read is None:
             return 0.0
         source, numbers, words = read
-        charted = _charted_comparison(page, number, numbers, ctx) or _drawn_answer(
-            page, number, numbers, self, ctx
-        )
-        if charted:
-            raise NotApplicable(charted)
+        drawn = _drawn_answer(page, number, numbers, self, ctx)
+        if drawn:
+            raise NotApplicable(drawn)
         chosen, gold = self.choose(numbers, self.config["numeric_ratio"], ctx, number)
         answer, others = self.words_to_erase(words, numbers, number, ctx)
         edits = [TextEdit(rect=n.rect) for n in chosen]
@@ -111,21 +118,6 @@ def _figure_boxes(
             tuple(figure.rect)
             for figure in find_figures(page, RemoveNumericTokens.page_content(page, number, ctx))
         ],
-    )
-
-
-def _charted_comparison(
-    page: pymupdf.Page, number: int, numbers: list[PageNumber], ctx: TransformContext
-) -> str | None:
-    """Why erasing the numbers of page ``number`` leaves a comparison answered
-    (:func:`..leftovers.charted_comparison`), or None."""
-    sample = ctx.sample
-    if classify_evidence(sample.question).label != "Comparative":
-        return None  # before finding figures: most questions do not compare
-    boxes = _figure_boxes(page, number, ctx)
-    charted = sum(1 for n in numbers if overlaps_any(n.rect, boxes))
-    return charted_comparison(
-        sample.question, sample.answer, sample.answer_format, number, charted, "erased labels"
     )
 
 

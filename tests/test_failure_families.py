@@ -622,6 +622,26 @@ def test_number_erasure_declines_a_value_a_chart_draws(tmp_path: Path, labelled:
         assert any(t.old == "30.1" for t in output.record.edits.tokens)
 
 
+def test_masks_take_the_whole_chart_whose_label_states_the_answer(tmp_path: Path) -> None:
+    """A reader read a clock chart's masked slice from its angle (75 degrees: 21%): the
+    random masks had covered the label, not the slice. The chart goes whole."""
+    from abstain_build.transforms.functional.evidence_edits import covered
+
+    pdf = _bar_chart_pdf(tmp_path / "shares.pdf", labelled=True)
+    sample = replace(
+        doc_sample(pdf, (1,)), question="What was Beta's market share in 2021?", answer="30.1"
+    )
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    output = run_transform(get_registry().get("remove_visual_element")(), sample, inputs, 0)
+    masks = [r.bbox for r in output.record.edits.regions if r.kind == "mask"]
+    # Every bar of the chart, not only Beta's label, is under one mask.
+    bars = [d["rect"] for d in pymupdf.open(pdf)[0].get_drawings() if d.get("fill")]
+    assert len(bars) == 4
+    assert all(any(covered(tuple(bar), [mask]) for mask in masks) for bar in bars)
+    assert any("chart(s) drawing the answer masked whole" in note for note in output.record.notes)
+
+
 @pytest.mark.parametrize(
     ("pdf", "question", "answer", "pages", "page"),
     [

@@ -94,6 +94,17 @@ class EvidenceMap:
         case studies) is no printed count: the reader counts the things themselves."""
         return any(m.anchored(1) for m in self.statements())
 
+    def numeric(self) -> bool:
+        """Is the answer (or an item of it) a number or a year?"""
+        return any(item.kind in ("number", "year") for item in self.items)
+
+    def computed_number(self) -> bool:
+        """Is the answer numeric and printed by no page, not even one of its numbers (a
+        coarser rounding aside): it is worked out from other values."""
+        numeric = {item.text for item in self.items if item.kind in ("number", "year")}
+        stated = any(m.item in numeric and m.form != "coarser" for m in self.statements())
+        return bool(numeric) and not stated
+
     def best_statements(self, pages: Sequence[int] | None = None) -> list[Mention]:
         """The statements a reader would point at as *the* answer: a coarser rounding
         ("57%" for 56.8) only when no page states the gold more precisely, and of those,

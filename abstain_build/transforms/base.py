@@ -28,7 +28,7 @@ from ..routing.evidence_type import classify_evidence
 from ..textregions.pages import PageWords, page_words
 from ..textregions.words import centre_inside
 from .functional.evidence_edits import seal_related_page
-from .functional.figures import find_figures
+from .functional.figures import chart_boxes, find_figures
 from .functional.numbers import find_numbers
 from .functional.page_content import PageContent, normalised_page, sample_page_content
 from .leftovers import (
@@ -393,6 +393,48 @@ class EvidencePageTransform(DocumentTransform):
     def page_content(page: pymupdf.Page, number: int, ctx: TransformContext) -> PageContent:
         """The content analysis of evidence page ``number``, made once per sample."""
         return sample_page_content(ctx.inputs, page, number)
+
+    @staticmethod
+    def figure_boxes(
+        page: pymupdf.Page, number: int, ctx: TransformContext
+    ) -> list[tuple[float, ...]]:
+        """The figure boxes of evidence page ``number``, found once per sample."""
+        return ctx.inputs.derived(
+            ("figure_boxes", number),
+            lambda: [
+                tuple(figure.rect)
+                for figure in find_figures(
+                    page, EvidencePageTransform.page_content(page, number, ctx)
+                )
+            ],
+        )
+
+    def answer_charts(
+        self,
+        page: pymupdf.Page,
+        number: int,
+        ctx: TransformContext,
+        labels: list[tuple[float, ...]],
+        answer: list[tuple[float, ...]],
+    ) -> tuple[list[tuple[float, ...]], bool]:
+        """The charts of page ``number`` that draw the answer, and whether it is computed:
+        those an answer's printing (``answer``, boxes) labels, or, for a numeric answer
+        printed nowhere, every chart of a listed evidence page (its values are what it is
+        computed from). ``labels``: the boxes of the page's numbers, which make a figure a
+        chart (:func:`.functional.figures.chart_boxes`). A label erased or masked leaves
+        the bar, slice or point it labels: readers measured them."""
+        emap = ctx.evidence()
+        if not emap.numeric():
+            return [], False
+        charts = chart_boxes(self.figure_boxes(page, number, ctx), labels, page.rect)
+        if not charts:
+            return [], False
+        labelled = [c for c in charts if any(centre_inside(a, [c]) for a in answer)]
+        if labelled:
+            return labelled, False
+        if number in ctx.sample.evidence_pages and emap.computed_number():
+            return charts, True
+        return [], False
 
     @staticmethod
     def page_words(page: pymupdf.Page, number: int, ctx: TransformContext) -> PageWords:

@@ -13,10 +13,9 @@ from ...routing.evidence_type import classify_evidence
 from ...routing.scoring import NEEDS_NUMBERS
 from ...textregions.words import centre_inside
 from ..base import NotApplicable, TransformContext
-from ..functional.figures import find_figures
 from ..functional.page_numbers import PageNumber
 from ..functional.text_edits import TextEdit
-from ..leftovers import MIN_CHARTED, drawn_answer
+from ..leftovers import drawn_answer
 from ..numeric_pages import NumericPageTransform
 from ..params import Param
 from ..registry import register_transform
@@ -103,24 +102,6 @@ class RemoveNumericTokens(NumericPageTransform):
         return 100.0 * float(np.mean(shares))
 
 
-#: A figure box covering more of the page than this is the page's design (a coloured
-#: panel behind the text), not a chart.
-MAX_CHART_SHARE = 0.5
-
-
-def _figure_boxes(
-    page: pymupdf.Page, number: int, ctx: TransformContext
-) -> list[tuple[float, ...]]:
-    """The figure boxes of evidence page ``number``, found once per sample."""
-    return ctx.inputs.derived(
-        ("figure_boxes", number),
-        lambda: [
-            tuple(figure.rect)
-            for figure in find_figures(page, RemoveNumericTokens.page_content(page, number, ctx))
-        ],
-    )
-
-
 #: Counts up to this are tallied by a reader (list entries, table rows, icons); larger
 #: ones are read or computed from printed values (4,087 people from a share of a sample).
 TALLY_LIMIT = 100
@@ -142,21 +123,6 @@ def _tallied(ctx: TransformContext) -> bool:
     return not evidence.statements() and not evidence.operands
 
 
-def _charts(
-    page: pymupdf.Page, number: int, numbers: list[PageNumber], ctx: TransformContext
-) -> list[tuple[float, ...]]:
-    """Figures of page ``number`` that are charts: at least :data:`MIN_CHARTED` of its
-    numbers label them, and they are no page-wide panel."""
-    area = page.rect.width * page.rect.height
-    charts = []
-    for box in _figure_boxes(page, number, ctx):
-        if (box[2] - box[0]) * (box[3] - box[1]) > MAX_CHART_SHARE * area:
-            continue
-        if sum(1 for n in numbers if centre_inside(n.rect, [box])) >= MIN_CHARTED:
-            charts.append(box)
-    return charts
-
-
 def _drawn_answer(
     page: pymupdf.Page,
     number: int,
@@ -168,23 +134,13 @@ def _drawn_answer(
     (:func:`..leftovers.drawn_answer`), or None. Readers gave back three erased points of a
     line chart from its gridlines, an erased bar from the others' summing to 100, and a
     clock chart's slice as 100 less the rest."""
-    gold = transform.gold_numbers(ctx)
-    if not gold:
+    if not transform.gold_numbers(ctx):
         return None
-    charts = _charts(page, number, numbers, ctx)
+    answer = transform.answer_numbers(numbers, ctx, number)
+    charts, computed = transform.answer_charts(
+        page, number, ctx, [n.rect for n in numbers], [n.rect for n in answer]
+    )
     if not charts:
         return None
-    labelled = [
-        n.text
-        for n in transform.answer_numbers(numbers, ctx, number)
-        if centre_inside(n.rect, charts)
-    ]
-    computed = number in ctx.sample.evidence_pages and not _states_a_gold_number(ctx)
+    labelled = [n.text for n in answer if centre_inside(n.rect, charts)]
     return drawn_answer(number, labelled, computed)
-
-
-def _states_a_gold_number(ctx: TransformContext) -> bool:
-    """Does any page print one of the gold's numbers (not only a coarser rounding)?"""
-    emap = ctx.evidence()
-    numeric = {item.text for item in emap.items if item.kind in ("number", "year")}
-    return any(m.item in numeric and m.form != "coarser" for m in emap.statements())

@@ -12,6 +12,7 @@ from ...routing.scoring import VISUAL_CONTENT
 from ..base import EvidencePageTransform, NotApplicable, TransformContext
 from ..functional.asks import counted_by_the_reader, counts_parts, graphical_ask
 from ..functional.evidence_edits import seal_evidence
+from ..functional.numbers import find_numbers
 from ..functional.page_content import Window, densest_window, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..functional.pixels import coverage, rect_mask
@@ -26,7 +27,7 @@ HARD_CAP = 500
 @register_transform
 class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
-    version = 9
+    version = 10
     declines_questions = (graphical_ask, counts_parts)
     family = "evidence_removal"
     constraints = (VISUAL_CONTENT,)
@@ -42,7 +43,9 @@ class RemoveVisualElement(EvidencePageTransform):
         " pixels on image-only pages; figures weigh 1.5x text; a mild pull to the page"
         " centre). Random black rectangles go in and around it until they cover 60% of it,"
         " then one more over each statement of the answer still uncovered (over its whole"
-        " sentence or table row when the answer is a name). Everything under"
+        " sentence or table row when the answer is a name), and one over each chart whose"
+        " label states a numeric answer (every chart of the page when the answer is"
+        " computed from values no page prints). Everything under"
         " a rectangle is redacted: text layer, image pixels, vector art. Not applicable"
         " to questions that count (graphical things, parts of the document, or anything"
         " no page prints a number for) or colour or place graphical things: masks leave"
@@ -106,6 +109,8 @@ class RemoveVisualElement(EvidencePageTransform):
         names = any(item.kind == "text" for item in emap.items)
         sealed = seal_evidence(rects, emap.evidence(number), content.rect, whole=names)
         rects += sealed
+        charts = self._drawn_charts(page, number, ctx)
+        rects += charts
         plan.edits.regions.append(
             Region(
                 bbox=rect_tuple(window.rect),
@@ -150,12 +155,31 @@ class RemoveVisualElement(EvidencePageTransform):
                 f"page {number}: {len(sealed)} more rectangle(s) over statements of the answer"
                 " the random ones left uncovered"
             )
+        if charts:
+            plan.notes.append(
+                f"page {number}: {len(charts)} chart(s) drawing the answer masked whole: a"
+                " masked label leaves the bar, slice or point it labels"
+            )
         if covered < self.config["min_coverage"]:
             plan.notes.append(
                 f"page {number}: coverage target {self.config['min_coverage']:.0%} not"
                 f" reached after {HARD_CAP} rectangles"
             )
         return share
+
+    def _drawn_charts(
+        self, page: pymupdf.Page, number: int, ctx: TransformContext
+    ) -> list[tuple[float, float, float, float]]:
+        """The charts of page ``number`` that draw the answer (:meth:`answer_charts`), as
+        masks: a reader read a clock chart's masked slice from its angle (75 degrees, 21%)
+        and a bar set's values beside masked labels."""
+        if not ctx.evidence().numeric():
+            return []
+        words = self.page_words(page, number, ctx).words
+        labels = [w.bbox for w in words if find_numbers(w.text)]
+        answer = [box for mention in ctx.evidence().evidence(number) for box in mention.boxes]
+        charts, _ = self.answer_charts(page, number, ctx, labels, answer)
+        return [rect_tuple(pymupdf.Rect(chart)) for chart in charts]
 
     def _place(
         self, window: Window, page_rect: pymupdf.Rect, rng: np.random.Generator

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pymupdf
 
+from ...textregions.words import centre_inside
 from .grid import Grid
 from .page_content import LARGE_IMAGE, PageContent, inflate
 from .raster import (
@@ -182,3 +183,25 @@ def find_figures(
         merged.append(Figure(box, detector, role, source))
     merged.sort(key=lambda f: (f.rect.y0, f.rect.x0))
     return merged
+
+
+#: A figure box covering more of the page than this is the page's design (a coloured
+#: panel behind the text), not a chart.
+MAX_CHART_SHARE = 0.5
+#: Numbers that must label a figure before it counts as a chart (two bars, two slices).
+MIN_CHART_LABELS = 2
+
+
+def chart_boxes(
+    figures: list[tuple[float, ...]], labels: list[tuple[float, ...]], page_rect: pymupdf.Rect
+) -> list[tuple[float, ...]]:
+    """The figure boxes that are charts: at least :data:`MIN_CHART_LABELS` of ``labels``
+    (the boxes of the page's numbers) are centred in them, and they are no page-wide panel."""
+    area = page_rect.width * page_rect.height
+    out = []
+    for box in figures:
+        if (box[2] - box[0]) * (box[3] - box[1]) > MAX_CHART_SHARE * area:
+            continue
+        if sum(1 for label in labels if centre_inside(label, [box])) >= MIN_CHART_LABELS:
+            out.append(box)
+    return out

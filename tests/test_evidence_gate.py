@@ -295,9 +295,15 @@ def test_a_statement_left_anywhere_fails_the_gate_with_its_place(tmp_path: Path)
     item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, ANSWER)
     _, gate = run("test_leave_everything", item)
     assert not gate.passed
-    assert {m.page for m in gate.found} == {1, 2}
+    assert {m.page for m in gate.found} == {1}
     assert "page 1 (text_layer): '$5,210.3 million'" in gate.reason()
-    assert gate.pages_reread == [2]  # page 1 and 3 are unchanged: their readings are reused
+    # Page 1 is unchanged (its reading is reused) and still states the answer: the attempt
+    # fails before the edited page 2 is rendered or OCR'd at all.
+    assert gate.pages_reread == [] and gate.pages_read == 2
+    # Shown only the evidence page, the gate reads the edited page and finds it there too.
+    _, gate = run("test_leave_everything", item, context="pages")
+    assert not gate.passed
+    assert {m.page for m in gate.found} == {2} and gate.pages_reread == [2]
 
 
 @needs_ocr
@@ -434,8 +440,10 @@ def test_a_removal_that_leaves_the_operands_readable_fails_the_gate(tmp_path: Pa
     item = sample(restated_report(tmp_path / "r.pdf"), (2,), COMPUTED, "0.405")
     _, gate = run("test_leave_everything", item)
     assert not gate.passed
-    assert {m.page for m in gate.found} == {1, 2}
+    assert {m.page for m in gate.found} == {1}  # unchanged page 1 settles it
     assert "can still be computed from operand rows: page 1" in gate.reason()
+    _, gate = run("test_leave_everything", item, context="pages")
+    assert not gate.passed and {m.page for m in gate.found} == {2}
 
 
 @pytest.mark.parametrize("name", ["remove_visual_element", "remove_numeric_tokens", "dense_mask"])

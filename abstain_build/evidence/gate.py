@@ -17,6 +17,9 @@ only ("pages"). Each page is read through every channel:
 
 A statement found (:mod:`.statements`) that the transform's policy (:mod:`.policy`) does not
 allow is a failed attempt: the place is recorded and the next transform of the chain runs.
+The unchanged pages are looked at first: a statement there fails the attempt before any
+edited page is read (its reason then names those places only), so an attempt that fails
+costs no OCR; one that passes has read every page.
 :func:`read_shipped` and :func:`find_leaks` are shared with ``abstain-build audit``.
 """
 
@@ -196,17 +199,8 @@ def read_shipped(
     restorations to try).
     """
     out: dict[int, PageReadings] = {}
-    changed: list[int] = []
     with open_pdf(pdf, "shipped document") as document:
-        for number in pages:
-            if not 0 < number <= document.page_count:
-                continue
-            before = original.get(number)
-            digest = page_digest(document[number - 1])
-            if before is not None and before.digest == digest and number not in page_images:
-                out[number] = before
-            else:
-                changed.append(number)
+        out, changed = _unchanged_pages(document, pages, original, page_images)
         # One pass over the structure tree for every changed page, not one per page.
         channels = channel_texts(document, changed) if changed else []
         for number in changed:
@@ -220,6 +214,31 @@ def read_shipped(
                 channels,
             )
     return {n: out[n] for n in pages if n in out}, changed
+
+
+def _unchanged_pages(
+    document: pymupdf.Document,
+    pages: Sequence[int],
+    original: Mapping[int, PageReadings],
+    page_images: Mapping[int, bytes],
+) -> tuple[dict[int, PageReadings], list[int]]:
+    """The original readings of the ``pages`` the shipped ``document`` leaves as they were
+    (same content digest, no PNG shipped for them), and the pages that changed."""
+    same: dict[int, PageReadings] = {}
+    changed: list[int] = []
+    for number in pages:
+        if not 0 < number <= document.page_count:
+            continue
+        before = original.get(number)
+        if (
+            before is not None
+            and number not in page_images
+            and before.digest == page_digest(document[number - 1])
+        ):
+            same[number] = before
+        else:
+            changed.append(number)
+    return same, changed
 
 
 def find_leaks(
@@ -338,6 +357,20 @@ def reread_gate(
         result.channels = ["none: the question changed, the evidence is unchanged by design"]
         return result
     pages = sorted(emap.readings) if context == "document" else list(emap.listed)
+    # The pages the edit left as they were need no reading, and in most attempts that fail
+    # one of them still states the answer (a restatement on another page): that settles
+    # the attempt before any edited page is rendered and OCR'd, which is most of the
+    # gate's time. An attempt that passes reads every page, as before.
+    with open_pdf(pdf, "shipped document") as document:
+        same, changed = _unchanged_pages(document, pages, emap.readings, page_images)
+    early = find_leaks(emap, same, question, options, policy, allowed_regions(record), list(same))
+    if early:
+        result.passed = False
+        result.found = early
+        result.pages_read = len(same)
+        result.channels = sorted({c for p in same.values() for c in p.channels()})
+        result.unread = [f"page {n}: {p.unread}" for n, p in same.items() if p.unread]
+        return result
     readings, changed = read_shipped(
         pdf, pages, emap.readings, page_images, region_kinds(record), dpi, max_pixels
     )

@@ -18,8 +18,6 @@ process or another of the same run.
 
 from __future__ import annotations
 
-import hashlib
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -28,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pymupdf
 
+from ..media.pdf import page_digest
 from ..textregions import ocr
 from ..textregions.pages import DEFAULT_DPI, page_words, text_layer_words
 from ..textregions.words import Box, Word, connected_groups, union_box
@@ -100,35 +99,6 @@ class PageReadings:
 
     def channels(self) -> list[str]:
         return sorted({r.channel for r in self.readings})
-
-
-#: An XObject drawn by a content stream: "/Im3 Do".
-_DRAWN = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do\b")
-
-
-def page_digest(page: pymupdf.Page) -> str:
-    """The page's content: its content stream and the raw streams of the images and forms
-    it draws (not decoded), its size and rotation. Unchanged pages agree, whatever object
-    numbers a save gave them."""
-    document = page.parent
-    digest = hashlib.sha256()
-    contents = page.read_contents()
-    digest.update(contents)
-    # The images it draws, not every image its resources list: a resource dictionary
-    # shared by a deck's slides lists them all, and dropping one no slide draws any more
-    # (:func:`..media.pdf_channels.drop_undrawn_images`) leaves the other slides as they were.
-    used = set(_DRAWN.findall(contents))
-    images = [
-        xref
-        for xref, *_rest, name, _filter, referencer in page.get_images(full=True)
-        if referencer not in (0, page.xref) or name.encode() in used
-    ]
-    for xref in images + [x[0] for x in page.get_xobjects()]:
-        if xref > 0:
-            digest.update(hashlib.sha256(document.xref_stream_raw(xref) or b"").digest())
-    digest.update(repr(tuple(round(v, 2) for v in page.rect)).encode())
-    digest.update(str(page.rotation).encode())
-    return digest.hexdigest()
 
 
 def figure_boxes(page: pymupdf.Page) -> list[Box]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pymupdf
@@ -120,3 +121,32 @@ def render_pages(
 
 def has_text_layer(page: pymupdf.Page) -> bool:
     return bool(page.get_text("text").strip())
+
+
+#: An XObject drawn by a content stream: "/Im3 Do".
+_DRAWN = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do\b")
+
+
+def page_digest(page: pymupdf.Page) -> str:
+    """The page's content: its content stream and the raw streams of the images and forms
+    it draws (not decoded), its size and rotation. Unchanged pages agree, whatever object
+    numbers a save gave them."""
+    document = page.parent
+    digest = hashlib.sha256()
+    contents = page.read_contents()
+    digest.update(contents)
+    # The images it draws, not every image its resources list: a resource dictionary
+    # shared by a deck's slides lists them all, and dropping one no slide draws any more
+    # (:func:`..media.pdf_channels.drop_undrawn_images`) leaves the other slides as they were.
+    used = set(_DRAWN.findall(contents))
+    images = [
+        xref
+        for xref, *_rest, name, _filter, referencer in page.get_images(full=True)
+        if referencer not in (0, page.xref) or name.encode() in used
+    ]
+    for xref in images + [x[0] for x in page.get_xobjects()]:
+        if xref > 0:
+            digest.update(hashlib.sha256(document.xref_stream_raw(xref) or b"").digest())
+    digest.update(repr(tuple(round(v, 2) for v in page.rect)).encode())
+    digest.update(str(page.rotation).encode())
+    return digest.hexdigest()

@@ -38,6 +38,7 @@ from functools import cached_property
 
 import pymupdf
 
+from ..media.pdf import page_digest
 from ..transforms.functional.numbers import find_numbers
 from .words import Box, Word, union_box
 
@@ -397,14 +398,62 @@ def _header_rows(cells: Sequence[Sequence[TableCell | None]]) -> int:
 # PyMuPDF (ruled tables)
 
 
-def _pymupdf_find(page: pymupdf.Page) -> list:
-    """``page.find_tables()`` without its stdout advice to install pymupdf_layout.
+@dataclass(frozen=True)
+class FoundRow:
+    bbox: tuple[float, float, float, float]
+    cells: tuple[tuple[float, float, float, float] | None, ...]
 
-    PyMuPDF ``print``s the advice once per process; redirecting stdout for the call keeps
-    it out of the CLI's output.
-    """
+
+@dataclass(frozen=True)
+class FoundTable:
+    """What this module reads of one of PyMuPDF's tables, detached from its page."""
+
+    bbox: tuple[float, float, float, float]
+    col_count: int
+    rows: tuple[FoundRow, ...]
+    external_header: bool
+
+
+#: PyMuPDF's finds per page content (:func:`ruled_finds`), at most this many pages.
+FOUND_CACHE_PAGES = 512
+_found_cache: dict[tuple, tuple[FoundTable, ...]] = {}
+
+
+def _page_key(page: pymupdf.Page) -> tuple:
+    """The page's content (stream, pictures, size, rotation) and the fonts it names: the
+    same page of the same document, read by another sample or another attempt, agrees."""
+    fonts = tuple(tuple(str(v) for v in font) for font in page.get_fonts(full=True))
+    return (page_digest(page), fonts, tuple(round(v, 2) for v in page.cropbox))
+
+
+def ruled_finds(page: pymupdf.Page) -> tuple[FoundTable, ...]:
+    """``page.find_tables()``, once per page content in a process: a document's page is
+    analysed by every sample that reads it and every transform that edits it, and PyMuPDF's
+    finder (a tenth of a second a page) was a tenth of a text-layer build. Its stdout
+    advice to install pymupdf_layout, printed once per process, is kept out of the CLI's
+    output."""
+    key = _page_key(page)
+    cached = _found_cache.get(key)
+    if cached is not None:
+        return cached
     with contextlib.redirect_stdout(io.StringIO()):
-        return list(page.find_tables().tables)
+        found = page.find_tables().tables
+    snapshot = tuple(
+        FoundTable(
+            bbox=tuple(table.bbox),
+            col_count=table.col_count,
+            rows=tuple(
+                FoundRow(tuple(row.bbox), tuple(None if c is None else tuple(c) for c in row.cells))
+                for row in table.rows
+            ),
+            external_header=bool(table.header.external),
+        )
+        for table in found
+    )
+    if len(_found_cache) >= FOUND_CACHE_PAGES:
+        _found_cache.pop(next(iter(_found_cache)))
+    _found_cache[key] = snapshot
+    return snapshot
 
 
 def pymupdf_tables(
@@ -422,7 +471,7 @@ def pymupdf_tables(
     holding two cells or more (a framed text box, one text line per row), is dropped.
     """
     tables: list[Table] = []
-    for found in _pymupdf_find(page):
+    for found in ruled_finds(page):
         table = _convert_pymupdf(found, words)
         if table is None or table.n_rows < min_rows or table.n_cols < min_cols:
             continue
@@ -436,7 +485,7 @@ def pymupdf_tables(
     return tables
 
 
-def _convert_pymupdf(found, words: Sequence[Word]) -> Table | None:
+def _convert_pymupdf(found: FoundTable, words: Sequence[Word]) -> Table | None:
     n_cols = found.col_count
     inside = [w for w in words if _centre_in(w.bbox, tuple(found.bbox))]
     grid: list[list[list[Word]]] = []
@@ -480,7 +529,7 @@ def _convert_pymupdf(found, words: Sequence[Word]) -> Table | None:
         header_rows=_header_rows(cells),
         detector="pymupdf",
     )
-    if table.header_rows or table.numeric_columns() or found.header.external:
+    if table.header_rows or table.numeric_columns() or found.external_header:
         return table
     # A table of text: no numbers to tell the header by. PyMuPDF takes the first row for
     # the header unless it found one above the grid; so do we.

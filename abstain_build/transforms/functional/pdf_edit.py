@@ -9,7 +9,7 @@ import numpy as np
 import pymupdf
 
 from ...media.images import encode_png
-from ...textregions.tables import find_tables
+from ...textregions.tables import find_tables, ruled_finds
 from ...textregions.words import Word
 from .pixels import gaussian_blur
 
@@ -95,7 +95,7 @@ def table_spans(page: pymupdf.Page) -> list[tuple[float, float]]:
     boxes = [t.bbox for t in find_tables(words, page)]
     # PyMuPDF's own finds, however few their rows: a 10-K's shaded rows come one by one.
     with contextlib.suppress(ValueError, RuntimeError):
-        boxes += [t.bbox for t in page.find_tables().tables]
+        boxes += [t.bbox for t in ruled_finds(page)]
     spans: list[tuple[float, float]] = []
     for top, bottom in sorted((box[1], box[3]) for box in boxes):
         if spans and top - spans[-1][1] <= TABLE_GAP:

@@ -334,7 +334,8 @@ totals from parts and ratios from statement lines, search every page of the docu
 the question invites. If you cannot reach an answer, say so; do not invent one.
 
 Write your answers into `rNN/answers.jsonl`, one line per item (the lines are there,
-fill them in):
+in the order of the numbered folders; `reader` and `kit` say which folder a line is
+for: leave those two as they are and fill in the rest):
 
 - `answer`: your answer, or "" when you cannot answer;
 - `confidence`: `high`, `medium`, `low`, `guess` or `none` (no answer);

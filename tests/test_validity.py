@@ -334,6 +334,29 @@ def test_what_an_answer_rests_on_is_filed_and_the_table_splits_the_failures(tmp_
 # -- kits ----------------------------------------------------------------------------------
 
 
+def test_a_question_recalled_under_two_edits_is_named_and_one_edit_is_not():
+    """Readers gave Florida's governor from knowledge under every edit of its cover: the
+    question, not the edit, fails. One recalled answer under one edit (or answers read off
+    the shipped item) names nothing."""
+    governor = [
+        reading(name, "answerable", source="gov", basis="knowledge", item=f"g{k:015d}")
+        for k, name in enumerate(["dense_mask", "full_page_blur", "hide_evidence_page"])
+    ] + [reading("remove_visual_element", source="gov", item="g000000000000009")]
+    once = [reading("dense_mask", "answerable", source="one", basis="memory", item="o" * 16)]
+    shipped = [
+        reading(name, "answerable", source="read", basis="shipped", item=f"r{k:015d}")
+        for k, name in enumerate(["dense_mask", "full_page_blur"])
+    ]
+    table = ValidityTable.from_readings(governor + once + shipped)
+    (named,) = table.recalled
+    assert (named.source, named.n, named.recalled) == ("gov", 4, 3)
+    assert named.transforms == ("dense_mask", "full_page_blur", "hide_evidence_page")
+    assert table.to_json()["recalled_sources"][0]["source"] == "gov"
+    # Readings of a retired version are history: they name nothing either.
+    table = ValidityTable.from_readings(governor, versions={"dense_mask": 2, "full_page_blur": 2})
+    assert table.recalled == []
+
+
 def test_deal_never_gives_a_reader_two_items_of_one_source_or_document():
     from abstain_build.validity.kits import Candidate
 

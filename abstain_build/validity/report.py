@@ -92,6 +92,15 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
                 for name, c in sorted(told.items())
             )
         )
+    if table.recalled:
+        console.print(
+            "Questions readers answered from memory or knowledge under two edits or more (they"
+            " test recall, not abstention; a benchmark may leave them out): "
+            + "; ".join(
+                f"{s.source} ({s.dataset}, {s.recalled} of {s.n}: {', '.join(s.transforms)})"
+                for s in table.recalled
+            )
+        )
     if table.retired:
         console.print(
             "Readings of older versions (history, not counted): "

@@ -102,6 +102,48 @@ def _estimate(
     )
 
 
+#: What a failed reading rests on when the reader recalled the answer rather than read it.
+RECALLED = ("memory", "knowledge")
+
+
+@dataclass(frozen=True)
+class RecalledSource:
+    """A source question readers answered from memory or knowledge under several edits:
+    the edit is not what fails, the question is (it tests recall, not abstention)."""
+
+    dataset: str
+    source: str
+    #: Counted readings of its counterparts, and how many were answered from recall.
+    n: int
+    recalled: int
+    #: The transforms under which a reader recalled the answer.
+    transforms: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "source": self.source,
+            "n": self.n,
+            "recalled": self.recalled,
+            "transforms": list(self.transforms),
+        }
+
+
+def recalled_sources(readings: Iterable[Reading]) -> list[RecalledSource]:
+    """The sources whose counterparts readers answered from memory or knowledge under two
+    transforms or more, most recalled first."""
+    counted: dict[tuple[str, str], list[Reading]] = defaultdict(list)
+    for reading in readings:
+        counted[(reading.dataset, reading.source)].append(reading)
+    out = []
+    for (dataset, source), group in counted.items():
+        recalled = [r for r in group if not r.valid and r.basis in RECALLED]
+        transforms = tuple(sorted({r.transform for r in recalled}))
+        if len(transforms) >= 2:
+            out.append(RecalledSource(dataset, source, len(group), len(recalled), transforms))
+    return sorted(out, key=lambda s: (-s.recalled, s.dataset, s.source))
+
+
 @dataclass
 class ValidityTable:
     """Estimates at the current versions, built once from the readings (picklable)."""
@@ -121,6 +163,8 @@ class ValidityTable:
     #: per transform: {"shipped": 3, "memory": 5, "": 2} ("" where the reading predates
     #: the question): the failures an edit can still fix, and those no edit can.
     bases: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Sources answered from recall under several edits (:func:`recalled_sources`).
+    recalled: list[RecalledSource] = field(default_factory=list)
 
     @classmethod
     def from_readings(
@@ -147,6 +191,7 @@ class ValidityTable:
                 counts[reading.basis] = counts.get(reading.basis, 0) + 1
             by_transform[(reading.transform, reading.mode)].append(reading)
             by_cell[(reading.transform, reading.mode, reading.kind)].append(reading)
+        table.recalled = recalled_sources(r for group in by_transform.values() for r in group)
         for (name, mode), group in sorted(by_transform.items()):
             table.overall[(name, mode)] = _estimate(name, current[name], mode, ALL_KINDS, group)
         for (name, mode, kind), group in sorted(by_cell.items()):
@@ -187,5 +232,6 @@ class ValidityTable:
             "retired": dict(sorted(self.retired.items())),
             "carried": dict(sorted(self.carried.items())),
             "failed_on": {name: dict(sorted(c.items())) for name, c in sorted(self.bases.items())},
+            "recalled_sources": [source.to_json() for source in self.recalled],
             "cell_min_readings": CELL_MIN_READINGS,
         }

@@ -5,6 +5,7 @@ page, or written back into the pixels is found, edited, or caught."""
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -304,6 +305,28 @@ def test_a_statement_left_anywhere_fails_the_gate_with_its_place(tmp_path: Path)
     _, gate = run("test_leave_everything", item, context="pages")
     assert not gate.passed
     assert {m.page for m in gate.found} == {2} and gate.pages_reread == [2]
+
+
+@pytest.mark.usefixtures("leaky_transforms")
+def test_a_plan_leaving_a_stating_page_whole_fails_before_it_is_applied(tmp_path: Path) -> None:
+    """The build's attempt fails as the gate would, with the same reason, before the edit is
+    applied, saved and rendered: the plan leaves page 1, which states the answer, whole."""
+    from abstain_build.pipeline.apply import LeftWhole, left_whole_gate
+
+    item = sample(restated_report(tmp_path / "r.pdf"), (2,), QUESTION_TEXT, ANSWER)
+    inputs = SampleInputs(item)
+    inputs.validate()
+    transform = get_registry().get("test_leave_everything")()
+    check = left_whole_gate(transform, item, inputs)
+    with pytest.raises(LeftWhole) as left:
+        run_transform(transform, item, inputs, run_seed=0, before_apply=check)
+    _, gate = run("test_leave_everything", item)
+    assert left.value.gate.reason() == gate.reason()
+    assert {m.page for m in left.value.gate.found} == {1}
+    # Shown only the evidence page, nothing is left whole: the edit is applied and read.
+    check = left_whole_gate(transform, item, inputs, context="pages")
+    output = run_transform(transform, item, inputs, run_seed=0, before_apply=check)
+    assert output.pdf is not None
 
 
 @needs_ocr
@@ -918,3 +941,49 @@ def test_a_removal_fails_where_another_page_prints_the_gold_beside_a_question_wo
     assert gate.passed is not leaks
     if leaks:
         assert "page 2 (text_layer): '150'" in gate.reason()
+
+
+# -- the record names every page an edit changes (the gate's check before applying) -------
+
+
+def _document_transforms() -> list[str]:
+    names = get_registry()
+    return [n for n in names.names() if issubclass(names.get(n), DocumentTransform)]
+
+
+@pytest.mark.parametrize("name", _document_transforms())
+def test_every_page_an_edit_changes_is_named_in_its_record(name: str) -> None:
+    """The gate reads a page the plan leaves whole as the map read it, before the edit is
+    applied (:func:`left_whole_leaks`): that holds only if the record names every page
+    whose content the edit changes."""
+    from abstain_build.media.pdf import open_pdf, page_digest
+
+    from .test_transforms_document import ACME, doc_sample
+
+    questions = [
+        ("What was ACME's total revenue in FY2021? Answer in millions.", "18744.4", (4,)),
+        ("What was the revenue of Industrial Products in FY2021?", "5614.8", (5,)),
+    ]
+    tried = 0
+    for question, answer, pages in questions:
+        item = replace(doc_sample(ACME, pages), question=question, answer=answer)
+        inputs = SampleInputs(item)
+        inputs.validate()
+        try:
+            output = run_transform(get_registry().get(name)(), item, inputs, run_seed=0)
+        except NotApplicable:
+            continue
+        tried += 1
+        with (
+            open_pdf(inputs.document_bytes(), "source") as before,
+            open_pdf(output.pdf, "edited") as after,
+        ):
+            assert after.page_count == before.page_count
+            changed = {
+                n
+                for n in range(1, before.page_count + 1)
+                if page_digest(before[n - 1]) != page_digest(after[n - 1])
+            }
+        assert changed <= set(output.record.edits.pages()), (name, question)
+    if not tried:
+        pytest.skip(f"{name} applies to neither question on the fixture")

@@ -19,7 +19,9 @@ A statement found (:mod:`.statements`) that the transform's policy (:mod:`.polic
 allow is a failed attempt: the place is recorded and the next transform of the chain runs.
 The unchanged pages are looked at first: a statement there fails the attempt before any
 edited page is read (its reason then names those places only), so an attempt that fails
-costs no OCR; one that passes has read every page.
+costs no OCR; one that passes has read every page. The build looks even earlier, once the
+plan is made (:func:`left_whole_leaks`): the pages the record names no edit on are shipped
+as read, so a statement there fails the attempt before the edit is applied.
 :func:`read_shipped` and :func:`find_leaks` are shared with ``abstain-build audit``.
 """
 
@@ -35,6 +37,7 @@ import pymupdf
 from ..media.images import decode_image
 from ..media.pdf import open_pdf, render_page_png
 from ..media.pdf_channels import ChannelText, channel_texts
+from ..model import edited_pages
 from ..textregions import ocr
 from ..textregions.words import Box, Word, centre_inside
 from ..transforms.functional.page_content import PageContent, normalised_page
@@ -334,6 +337,35 @@ def allowed_regions(record: Mapping[str, Any]) -> dict[int, list[Box]]:
             x0, y0, x1, y1 = (float(v) for v in region["bbox"])
             out.setdefault(int(region["page"]), []).append((x0, y0, x1, y1))
     return out
+
+
+def left_whole_leaks(
+    emap: EvidenceMap,
+    record: Mapping[str, Any],
+    policy: str,
+    question: str,
+    options: Sequence[str],
+    context: str,
+    listed: Sequence[int],
+) -> GateResult | None:
+    """What :func:`reread_gate` finds first, known before the edit is applied: the
+    statements on the pages the plan leaves whole (neither in its edits nor listed, so
+    shipped exactly as read; the record names every page an edit changes), from the map's
+    own readings. A failed result, or None when those pages state nothing. A chain whose
+    transforms all leave one restating page whole is then not applied, saved and rendered
+    once per transform only to fail there."""
+    if policy == QUESTION:
+        return None
+    edited = set(edited_pages(record.get("edits") or {})) | set(listed)
+    pages = sorted(emap.readings) if context == "document" else list(emap.listed)
+    whole = {n: emap.readings[n] for n in pages if n not in edited}
+    found = find_leaks(emap, whole, question, options, policy, allowed_regions(record), list(whole))
+    if not found:
+        return None
+    result = GateResult(policy, passed=False, found=found, pages_read=len(whole))
+    result.channels = sorted({c for p in whole.values() for c in p.channels()})
+    result.unread = [f"page {n}: {p.unread}" for n, p in whole.items() if p.unread]
+    return result
 
 
 def reread_gate(

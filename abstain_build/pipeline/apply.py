@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..evidence.context import DEFAULT_CONTEXT
-from ..evidence.gate import GateResult, reread_gate
+from ..evidence.gate import GateResult, left_whole_leaks, reread_gate
 from ..evidence.image_gate import ImageGateResult, image_reread_gate
 from ..evidence.map import evidence_map
 from ..evidence.seen import is_seen
@@ -63,12 +64,15 @@ def run_transform(
     attempt: int = 0,
     llm: ModelClient | None = None,
     context: str = DEFAULT_CONTEXT,
+    before_apply: Callable[[PerturbationRecord], None] | None = None,
 ) -> TransformOutput:
     """Plan and apply ``transform``; raises ``NotApplicable`` or any error of the transform.
 
     ``llm`` is the rewrite model (LLM mode); question transforms use their offline
     generators without one. ``context``: what a model sees of a document ("document":
     the whole PDF; "pages": the evidence pages' images), which decides the pages edited.
+    ``before_apply`` sees a document transform's record once planned, before anything is
+    applied, and may raise to stop there (:func:`left_whole_gate`).
     """
     started = time.perf_counter()
     seed = derive_seed(run_seed, sample.id, transform.name, attempt)
@@ -103,6 +107,8 @@ def run_transform(
         arrays = transform.apply(inputs.images(), plan)
         output.images = [encode_png(array) for array in arrays]
     elif isinstance(transform, DocumentTransform):
+        if before_apply is not None:
+            before_apply(record)
         document = inputs.writable_document()
         try:
             edited = plan.edits.pages()
@@ -131,6 +137,41 @@ def run_transform(
     )
     output.seconds = time.perf_counter() - started
     return output
+
+
+class LeftWhole(Exception):
+    """The plan leaves whole a page that states the answer: the gate's result, known
+    before the edit is applied (:func:`left_whole_gate`)."""
+
+    def __init__(self, gate: GateResult) -> None:
+        super().__init__(gate.reason())
+        self.gate = gate
+
+
+def left_whole_gate(
+    transform: Transform, sample: Sample, inputs: SampleInputs, context: str = DEFAULT_CONTEXT
+) -> Callable[[PerturbationRecord], None]:
+    """A ``before_apply`` for :func:`run_transform`: raises :class:`LeftWhole` when a page
+    the plan leaves whole states the answer (:func:`..evidence.gate.left_whole_leaks`), so
+    the attempt fails as the re-read gate would fail it, without the edit being applied,
+    saved and rendered."""
+
+    def check(record: PerturbationRecord) -> None:
+        if sample.document is None:
+            return
+        found = left_whole_leaks(
+            evidence_map(sample, inputs),
+            record.to_json(),
+            transform.evidence_policy,
+            sample.question,
+            sample.options,
+            context,
+            sample.evidence_pages,
+        )
+        if found is not None:
+            raise LeftWhole(found)
+
+    return check
 
 
 def reread(

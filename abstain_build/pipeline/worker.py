@@ -30,7 +30,7 @@ from ..schema import ANSWER_CHANGED
 from ..textregions.ocr import configure_ocr_cache
 from ..transforms.base import NotApplicable, Transform
 from ..transforms.registry import get_registry
-from .apply import TransformOutput, reread, run_transform
+from .apply import LeftWhole, TransformOutput, left_whole_gate, reread, run_transform
 from .assets import AssetStore
 from .prefetch import prefetch_rewrites
 from .records import ControlAssets, control_record, evidence_block, perturbed_record
@@ -468,10 +468,19 @@ class SampleProcessor:
         started = time.perf_counter()
         try:
             output = run_transform(
-                transform, sample, inputs, self.job.seed, llm=self.llm, context=self.job.context
+                transform,
+                sample,
+                inputs,
+                self.job.seed,
+                llm=self.llm,
+                context=self.job.context,
+                before_apply=left_whole_gate(transform, sample, inputs, self.job.context),
             )
         except NotApplicable as reason:
             return None, _Failure("not_applicable", stage, str(reason))
+        except LeftWhole as left:
+            outcome.gate.append([transform.name, "failed"])
+            return None, _Failure("leak", "reread", f"re-read gate: {left.gate.reason()}")
         except SampleError as error:
             return None, _Failure("error", stage, error.reason)
         except Exception as exc:  # one transform's bug is one sample's error record

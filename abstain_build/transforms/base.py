@@ -251,7 +251,13 @@ class ImageTransform(Transform):
 
 
 class DocumentTransform(Transform):
-    """Edits a private, writable copy of the sample's PDF in place."""
+    """Edits a private, writable copy of the sample's PDF in place.
+
+    The plan's edits name every page ``apply`` changes (a region, a token, a hidden or
+    cropped page): a page named nowhere is taken to ship exactly as it was read, and the
+    build fails an attempt whose plan leaves a page stating the answer that way before
+    applying it (:func:`~abstain_build.pipeline.apply.left_whole_gate`).
+    """
 
     target: ClassVar[str] = "document"
     changes_geometry: ClassVar[bool] = False

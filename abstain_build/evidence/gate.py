@@ -360,11 +360,16 @@ def left_whole_leaks(
     pages = sorted(emap.readings) if context == "document" else list(emap.listed)
     whole = {n: emap.readings[n] for n in pages if n not in edited}
     found = find_leaks(emap, whole, question, options, policy, allowed_regions(record), list(whole))
-    if not found:
-        return None
-    result = GateResult(policy, passed=False, found=found, pages_read=len(whole))
-    result.channels = sorted({c for p in whole.values() for c in p.channels()})
-    result.unread = [f"page {n}: {p.unread}" for n, p in whole.items() if p.unread]
+    return _found_unedited(policy, whole, found) if found else None
+
+
+def _found_unedited(
+    policy: str, pages: Mapping[int, PageReadings], found: list[Mention]
+) -> GateResult:
+    """A failed result from statements found on unedited ``pages`` alone."""
+    result = GateResult(policy, passed=False, found=found, pages_read=len(pages))
+    result.channels = sorted({c for p in pages.values() for c in p.channels()})
+    result.unread = [f"page {n}: {p.unread}" for n, p in pages.items() if p.unread]
     return result
 
 
@@ -397,12 +402,7 @@ def reread_gate(
         same, changed = _unchanged_pages(document, pages, emap.readings, page_images)
     early = find_leaks(emap, same, question, options, policy, allowed_regions(record), list(same))
     if early:
-        result.passed = False
-        result.found = early
-        result.pages_read = len(same)
-        result.channels = sorted({c for p in same.values() for c in p.channels()})
-        result.unread = [f"page {n}: {p.unread}" for n, p in same.items() if p.unread]
-        return result
+        return _found_unedited(policy, same, early)
     readings, changed = read_shipped(
         pdf, pages, emap.readings, page_images, region_kinds(record), dpi, max_pixels
     )

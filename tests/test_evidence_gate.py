@@ -960,8 +960,13 @@ def test_every_page_an_edit_changes_is_named_in_its_record(name: str) -> None:
 
     from .test_transforms_document import ACME, doc_sample
 
-    questions = [
-        ("What was ACME's total revenue in FY2021? Answer in millions.", "18744.4", (4,)),
+    questions = [  # the fixture's own (fixtures/mmlongbench-doc/samples.json)
+        (
+            "What was the revenue of ACME's Cloud Services segment in FY2020? Answer in millions.",
+            "2158.7",
+            (4,),
+        ),
+        ("What was ACME's total revenue in FY2021? Answer in millions.", "11642.4", (4,)),
         ("What was the revenue of Industrial Products in FY2021?", "5614.8", (5,)),
     ]
     tried = 0

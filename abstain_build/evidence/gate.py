@@ -201,22 +201,41 @@ def read_shipped(
     as shipped); ``kinds``: region kinds the transform recorded per page (which
     restorations to try).
     """
-    out: dict[int, PageReadings] = {}
     with open_pdf(pdf, "shipped document") as document:
-        out, changed = _unchanged_pages(document, pages, original, page_images)
-        # One pass over the structure tree for every changed page, not one per page.
-        channels = channel_texts(document, changed) if changed else []
-        for number in changed:
-            out[number] = read_changed_page(
-                document,
-                number,
-                page_images.get(number),
-                kinds.get(number, set()),
-                dpi,
-                max_pixels,
-                channels,
-            )
-    return {n: out[n] for n in pages if n in out}, changed
+        same, changed = _unchanged_pages(document, pages, original, page_images)
+        read = _read_changed(document, changed, page_images, kinds, dpi, max_pixels)
+    return _in_order(pages, same, read), changed
+
+
+def _read_changed(
+    document: pymupdf.Document,
+    changed: Sequence[int],
+    page_images: Mapping[int, bytes],
+    kinds: Mapping[int, set[str]],
+    dpi: int,
+    max_pixels: int,
+) -> dict[int, PageReadings]:
+    """Every reading of the ``changed`` pages of a shipped PDF (:func:`read_changed_page`)."""
+    # One pass over the structure tree for every changed page, not one per page.
+    channels = channel_texts(document, changed) if changed else []
+    return {
+        number: read_changed_page(
+            document,
+            number,
+            page_images.get(number),
+            kinds.get(number, set()),
+            dpi,
+            max_pixels,
+            channels,
+        )
+        for number in changed
+    }
+
+
+def _in_order(pages: Sequence[int], *parts: Mapping[int, PageReadings]) -> dict[int, PageReadings]:
+    """The readings of ``parts``, in the order of ``pages``."""
+    merged = {n: r for part in parts for n, r in part.items()}
+    return {n: merged[n] for n in pages if n in merged}
 
 
 def _unchanged_pages(
@@ -400,12 +419,13 @@ def reread_gate(
     # gate's time. An attempt that passes reads every page, as before.
     with open_pdf(pdf, "shipped document") as document:
         same, changed = _unchanged_pages(document, pages, emap.readings, page_images)
-    early = find_leaks(emap, same, question, options, policy, allowed_regions(record), list(same))
-    if early:
-        return _found_unedited(policy, same, early)
-    readings, changed = read_shipped(
-        pdf, pages, emap.readings, page_images, region_kinds(record), dpi, max_pixels
-    )
+        early = find_leaks(
+            emap, same, question, options, policy, allowed_regions(record), list(same)
+        )
+        if early:
+            return _found_unedited(policy, same, early)
+        read = _read_changed(document, changed, page_images, region_kinds(record), dpi, max_pixels)
+    readings = _in_order(pages, same, read)
     unchanged = [p for p in readings if p not in changed]
     result.pages_read = len(readings)
     result.pages_reread = changed

@@ -380,7 +380,7 @@ class EvidencePageTransform(DocumentTransform):
         sample = ctx.sample
         if classify_evidence(sample.question).label != "Comparative":
             return  # before finding figures: most questions do not compare
-        boxes = [tuple(f.rect) for f in find_figures(page, self.page_content(page, number, ctx))]
+        boxes = self.figure_boxes(page, number, ctx)
         readings = ctx.evidence().readings.get(number)
         charted = 0
         for reading in readings.readings if readings is not None else ():

@@ -67,7 +67,8 @@ def test_a_poster_is_read_within_the_pixel_budget_and_says_so(
         ocr.clear_memory_cache()
         ocr.reset_ocr_stats()
         readings = read_page(document, 1)
-    assert ocr.ocr_stats()["engine_pixels"] <= 2_000_000
+    # Two passes (the page, then the labels it missed), each within the budget.
+    assert ocr.ocr_stats()["engine_pixels"] <= 2 * 2_000_000
     (note,) = readings.reduced
     assert "read at 33 dpi instead of 144" in note
     emap = build_map([1], "What is shown?", "Lisbon", "Str", (), {1: readings})

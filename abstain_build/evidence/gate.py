@@ -153,7 +153,7 @@ def read_changed_page(
         data = png if png is not None else render_page_png(page, dpi, max_pixels)
         image = decode_image(data, f"page {number}")
         try:
-            out.readings.append(read_pixels(number, image, size))
+            out.readings.append(read_pixels(number, image, size, labels=not out.has_text_layer))
             for name, restored in _restorations(image, kinds).items():
                 out.readings.append(read_pixels(number, restored, size, f"{OCR} after {name}"))
             add_figure_readings(page, number, out)

@@ -30,7 +30,7 @@ from ..transforms.functional.page_content import normalised_page
 from .anchors import Anchors, question_anchors, stem
 from .context import DEFAULT_CONTEXT
 from .forms import GoldItem, gold_items, normalise
-from .operands import page_operands
+from .operands import candidate_rows, page_operands
 from .paraphrase import paraphrased
 from .reading import PageReadings, read_document
 from .rebuilt import operand_amounts, page_restatements, table_mates
@@ -303,8 +303,10 @@ def _promote_restatements(
 
 def _add_operands(emap: EvidenceMap, readings: dict[int, PageReadings], listed: set[int]) -> None:
     """The operand rows of an answer printed nowhere, on every page, and a note."""
+    candidates = [m for m in emap.mentions if m.status == CANDIDATE]
     for number, page in sorted(readings.items()):
         emap.operands += page_operands(page, emap.anchors, number in listed)
+        emap.operands += candidate_rows(page, candidates, number in listed)
     amounts = operand_amounts(emap.operands)
     known = {(m.page, box) for m in emap.operands for box in m.boxes}
     if amounts:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..textregions.words import Word, union_box
+from ..textregions.words import Box, Word, union_box
 from ..transforms.functional.number_roles import MONTH_BEFORE
 from ..transforms.functional.numbers import find_numbers, follows_reference_word
 from .anchors import Anchors, content_stems, stem, stems_of
@@ -73,6 +73,9 @@ RESTATED = ("restated",)
 PART = ("part",)
 TABLE = ("table",)
 HEADED = ("heading",)
+COMPARED = ("compared",)
+#: Numbers a picture prints before it counts as a chart (two bars, or an axis's ticks).
+CHART_VALUES = 2
 #: Printed rows above a table read as its heading.
 HEADING_ROWS = 2
 #: A table row's label has at most this many words; a longer row is a sentence.
@@ -305,6 +308,43 @@ def page_operands(page: PageReadings, anchors: Anchors, listed: bool) -> list[Me
     return [
         m for reading in operand_readings(page) for m in reading_operands(reading, anchors, listed)
     ]
+
+
+def candidate_rows(
+    page: PageReadings, candidates: Sequence[Mention], listed: bool
+) -> list[Mention]:
+    """The rows of ``page`` that print one of ``candidates`` (where a page prints a text
+    gold that is one of several, as "Energy Solutions" for "which segment had the lowest
+    revenue?") with quantities beside it: a selection is made by comparing those values,
+    so they are its operands, and :func:`.rebuilt.table_mates` adds the other candidates'
+    rows of the same table. Masking the names leaves the comparison to be made again.
+
+    A picture on such a page that prints :data:`CHART_VALUES` numbers or more is a chart of
+    the values compared, whole: readers rank its bars with the labels gone, or read them
+    off its axis when it prints none."""
+    spans = [m.span for m in candidates if m.page == page.page]
+    if not spans:
+        return []
+    out = []
+    for reading in operand_readings(page):
+        if reading.channel == OCR_FIGURE:
+            values = [w for w in reading.words if find_numbers(w.text)]
+            if len(values) >= CHART_VALUES:
+                out.append(row_operand(reading, values, values, COMPARED, listed))
+            continue
+        for row in printed_rows(reading.words):
+            box = union_box(w.bbox for w in row)
+            if not any(_centred_in(span, box) for span in spans):
+                continue
+            quantities = quantities_in(row)
+            if quantities and not folio(row):
+                out.append(row_operand(reading, row, quantities, COMPARED, listed))
+    return out
+
+
+def _centred_in(span: Box, box: Box) -> bool:
+    x, y = (span[0] + span[2]) / 2, (span[1] + span[3]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
 def table_blocks(rows: Sequence[Sequence[Word]]) -> list[list[int]]:

@@ -27,6 +27,7 @@ import numpy as np
 import pymupdf
 
 from ..media.pdf import page_digest
+from ..textregions import labels as label_ocr
 from ..textregions import ocr
 from ..textregions.pages import DEFAULT_DPI, page_words, text_layer_words
 from ..textregions.words import Box, Word, connected_groups, union_box
@@ -273,6 +274,12 @@ def _settings(figures: bool) -> dict[str, object]:
         "min_figure": [MIN_FIGURE_SHARE, MIN_FIGURE_SIDE],
         "max_pixels": MAX_READ_PIXELS,
         "engine": engine,
+        "labels": [
+            label_ocr.WINDOW_PT,
+            *label_ocr.PASSES,
+            label_ocr.MAX_GLYPH_PT,
+            label_ocr.SURE_CONF,
+        ],
     }
 
 
@@ -281,11 +288,16 @@ def read_pixels(
     image: np.ndarray,
     page_size: tuple[float, float],
     channel: str = OCR,
+    labels: bool = False,
 ) -> Reading:
-    """OCR of a full-page image (a render of page ``page_number``), words in points."""
+    """OCR of a full-page image (a render of page ``page_number``), words in points;
+    with ``labels``, the labels on colour too (:mod:`..textregions.labels`), as a page
+    without a text layer is read."""
     # Asked as the judges ask (every word kept), so both share the cached result.
     found = [w for w in ocr.ocr_image(image) if w.conf >= MIN_CONF]
     width, height = page_size
+    if labels and width > 0:
+        found = label_ocr.with_labels(found, image, 72.0 * image.shape[1] / width)
     scale = (width / max(image.shape[1], 1), height / max(image.shape[0], 1))
     words = in_points(found, (0.0, 0.0), scale)
     return Reading(page_number, channel, words)

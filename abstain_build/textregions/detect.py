@@ -8,7 +8,7 @@ import numpy as np
 
 from .layout import TextRegion, edge_band_regions, text_regions
 from .ocr import PSM_AUTO, PSM_SPARSE_TEXT, OcrError, engine_name, ocr_image
-from .words import Word
+from .words import Word, same_word_place
 
 
 @dataclass
@@ -21,15 +21,6 @@ class ImageText:
     notes: list[str] = field(default_factory=list)
 
 
-def _overlaps(a: Word, b: Word) -> bool:
-    x0, y0 = max(a.bbox[0], b.bbox[0]), max(a.bbox[1], b.bbox[1])
-    x1, y1 = min(a.bbox[2], b.bbox[2]), min(a.bbox[3], b.bbox[3])
-    if x1 <= x0 or y1 <= y0:
-        return False
-    inter = (x1 - x0) * (y1 - y0)
-    return inter >= 0.3 * min(a.width * a.height, b.width * b.height)
-
-
 def image_words(image: np.ndarray) -> list[Word]:
     """OCR words of a figure, from two passes.
 
@@ -39,7 +30,7 @@ def image_words(image: np.ndarray) -> list[Word]:
     """
     words = list(ocr_image(image, psm=PSM_AUTO))
     for extra in ocr_image(image, psm=PSM_SPARSE_TEXT):
-        if not any(_overlaps(extra, word) for word in words):
+        if not any(same_word_place(extra, word) for word in words):
             words.append(extra)
     return words
 

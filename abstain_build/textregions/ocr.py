@@ -54,6 +54,7 @@ LANG = "eng"
 # Tesseract page segmentation modes worth knowing here.
 PSM_AUTO = 3  # full layout analysis: paragraphs, columns; also finds rotated axis labels
 PSM_SINGLE_BLOCK = 6  # one uniform block of text (a cropped paragraph or table cell)
+PSM_SINGLE_LINE = 7  # one line of text (a chart label cut out on its own)
 PSM_SPARSE_TEXT = 11  # as much text as possible in no particular order (labels on a chart)
 
 BACKEND_ENV = "ABSTAIN_BUILD_OCR"

@@ -22,6 +22,7 @@ import numpy as np
 import pymupdf
 
 from abstain_build.textregions import ocr
+from abstain_build.textregions.labels import with_labels
 from abstain_build.textregions.words import Word
 
 DEFAULT_DPI = 144
@@ -152,13 +153,15 @@ def page_words(
     psm: int = ocr.PSM_AUTO,
     min_conf: float = 0.0,
     backend: str | None = None,
+    labels: bool = True,
 ) -> PageWords:
     """The page's words, the cheap way first.
 
     If :func:`has_usable_text_layer`, its words. Otherwise the page is rendered at ``dpi``
     (or ``render`` is used: a uint8 render of the whole displayed page, e.g. one the caller
-    already made; any resolution) and OCR'd, boxes converted to points. Without an OCR
-    engine: ``source="none"``, no words, and ``reason`` says how to install one.
+    already made; any resolution) and OCR'd, boxes converted to points, with the labels
+    on colour a second pass finds (``labels``, :mod:`.labels`). Without an OCR engine:
+    ``source="none"``, no words, and ``reason`` says how to install one.
     """
     started = time.perf_counter()
     unrotated = page.rect * page.derotation_matrix
@@ -187,6 +190,8 @@ def page_words(
         dpi=round(used_dpi) if used_dpi else None,
         backend=backend,
     )
+    if labels and used_dpi:
+        found = with_labels(found, image, used_dpi, backend)
     return PageWords(
         pixel_words_to_points(found, page, image.shape),
         "ocr",

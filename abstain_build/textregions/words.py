@@ -50,6 +50,17 @@ class Word:
         )
 
 
+def same_word_place(a: Word, b: Word) -> bool:
+    """Whether two OCR passes read ``a`` and ``b`` at one place: their boxes share at least
+    30% of the smaller one."""
+    x0, y0 = max(a.bbox[0], b.bbox[0]), max(a.bbox[1], b.bbox[1])
+    x1, y1 = min(a.bbox[2], b.bbox[2]), min(a.bbox[3], b.bbox[3])
+    if x1 <= x0 or y1 <= y0:
+        return False
+    inter = (x1 - x0) * (y1 - y0)
+    return inter >= 0.3 * min(a.width * a.height, b.width * b.height)
+
+
 def union_box(boxes: Iterable[Box]) -> Box:
     """The smallest box holding every box of ``boxes`` (at least one)."""
     boxes = list(boxes)

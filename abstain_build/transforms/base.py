@@ -372,6 +372,21 @@ class EvidencePageTransform(DocumentTransform):
         self.refuse_leftovers(ctx, pages, plan)
         return plan
 
+    def charts(
+        self, page: pymupdf.Page, number: int, ctx: TransformContext
+    ) -> list[tuple[float, ...]]:
+        """The figures of page ``number`` that chart values: :func:`chart_boxes` over the
+        numbers of every reading of the page (a raster chart's ticks and labels are in no
+        text layer)."""
+        readings = ctx.evidence().readings.get(number)
+        labels = [
+            w.bbox
+            for reading in (readings.readings if readings is not None else ())
+            for w in reading.words
+            if find_numbers(w.text)
+        ]
+        return chart_boxes(self.figure_boxes(page, number, ctx), labels, page.rect)
+
     def refuse_charted_comparison(
         self, page: pymupdf.Page, number: int, ctx: TransformContext
     ) -> None:

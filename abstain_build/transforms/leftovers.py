@@ -135,6 +135,15 @@ def worked_out(
 MIN_CHARTED = 2
 
 
+def compares_names(question: str, answer: str, answer_format: str | None) -> bool:
+    """Does the question compare values ("which segment had the lowest revenue") and name
+    what wins, not a number?"""
+    if classify_evidence(question).label != "Comparative":
+        return False
+    items = gold_items(answer, answer_format)
+    return bool(items) and not any(item.kind in ("number", "year") for item in items)
+
+
 def charted_comparison(
     question: str, answer: str, answer_format: str | None, page: int, charted: int, left: str
 ) -> str | None:
@@ -144,12 +153,7 @@ def charted_comparison(
     wedges). A reader asked "which category has the most increase from 2005 to 2010"
     measured the slice angles of two clock charts whose labels were erased, and another
     ranked a blurred bar chart's segments by the bars' lengths."""
-    if classify_evidence(question).label != "Comparative":
-        return None
-    items = gold_items(answer, answer_format)
-    if not items or any(item.kind in ("number", "year") for item in items):
-        return None
-    if charted < MIN_CHARTED:
+    if not compares_names(question, answer, answer_format) or charted < MIN_CHARTED:
         return None
     return (
         f"the question compares values a chart on page {page} draws ({charted} of its"

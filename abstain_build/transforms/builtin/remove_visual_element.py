@@ -16,7 +16,7 @@ from ..functional.numbers import find_numbers
 from ..functional.page_content import Window, densest_window, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..functional.pixels import coverage, rect_mask
-from ..leftovers import LEFTOVERS_NOTE
+from ..leftovers import LEFTOVERS_NOTE, compares_names
 from ..params import Param
 from ..registry import register_transform
 
@@ -27,7 +27,7 @@ HARD_CAP = 500
 @register_transform
 class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
-    version = 10
+    version = 11
     declines_questions = (graphical_ask, counts_parts)
     family = "evidence_removal"
     constraints = (VISUAL_CONTENT,)
@@ -45,7 +45,8 @@ class RemoveVisualElement(EvidencePageTransform):
         " then one more over each statement of the answer still uncovered (over its whole"
         " sentence or table row when the answer is a name), and one over each chart whose"
         " label states a numeric answer (every chart of the page when the answer is"
-        " computed from values no page prints). Everything under"
+        " computed from values no page prints, or names what wins a comparison)."
+        " Everything under"
         " a rectangle is redacted: text layer, image pixels, vector art. Not applicable"
         " to questions that count (graphical things, parts of the document, or anything"
         " no page prints a number for) or colour or place graphical things: masks leave"
@@ -172,7 +173,12 @@ class RemoveVisualElement(EvidencePageTransform):
     ) -> list[tuple[float, float, float, float]]:
         """The charts of page ``number`` that draw the answer (:meth:`answer_charts`), as
         masks: a reader read a clock chart's masked slice from its angle (75 degrees, 21%)
-        and a bar set's values beside masked labels."""
+        and a bar set's values beside masked labels. For a comparison answered with a name
+        ("which segment had the lowest revenue?"), every chart of the page: readers ranked
+        the bars the masks left, labelled or not."""
+        sample = ctx.sample
+        if compares_names(sample.question, sample.answer, sample.answer_format):
+            return [rect_tuple(pymupdf.Rect(c)) for c in self.charts(page, number, ctx)]
         if not ctx.evidence().numeric():
             return []
         words = self.page_words(page, number, ctx).words

@@ -1,0 +1,105 @@
+"""Chart labels on colour are read: on a slide exported as a picture, the values printed
+on or beside bars and slices are words of the page, for the evidence map and for the
+re-read gate alike (:mod:`abstain_build.textregions.labels`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pymupdf
+import pytest
+from PIL import Image, ImageDraw
+
+from abstain_build.evidence.map import evidence_map
+from abstain_build.evidence.reading import read_page, read_pixels
+from abstain_build.loaders import open_source
+from abstain_build.media.fonts import font
+from abstain_build.media.inputs import SampleInputs
+from abstain_build.model import Sample
+from abstain_build.textregions import ocr
+from abstain_build.textregions.labels import box_mean, label_words, with_labels
+from abstain_build.textregions.pages import render_page
+from abstain_build.textregions.words import Word
+
+from .conftest import SHARED_DATA
+
+needs_ocr = pytest.mark.skipif(not ocr.ocr_available(), reason="Tesseract is not installed")
+needs_shared = pytest.mark.skipif(not SHARED_DATA.is_dir(), reason=f"{SHARED_DATA} is absent")
+DECK = SHARED_DATA / "mmlongbench-doc/documents/reportq32015-151009093138-lva1-app6891_95.pdf"
+
+
+def test_box_mean_is_the_mean_of_each_window_with_edges_repeated() -> None:
+    values = np.random.default_rng(3).integers(0, 256, (9, 13)).astype(float)
+    padded = np.pad(values, 2, mode="edge")
+    expected = np.array(
+        [[padded[y : y + 5, x : x + 5].mean() for x in range(13)] for y in range(9)]
+    )
+    assert np.allclose(box_mean(values, 5), expected)
+
+
+def bars_on_colour() -> np.ndarray:
+    """Bars with their values printed inside them in white, as slide decks print them."""
+    image = Image.new("RGB", (900, 420), "white")
+    draw = ImageDraw.Draw(image)
+    for row, (value, colour) in enumerate(
+        [("44.6%", (66, 133, 244)), ("33.4%", (90, 90, 90)), ("19.8%", (66, 133, 244))]
+    ):
+        top = 60 + row * 110
+        draw.rectangle((150, top, 150 + 600 - row * 150, top + 70), fill=colour)
+        draw.text((170, top + 18), value, fill="white", font=font(30, bold=True))
+    return np.asarray(image.convert("L"))
+
+
+@needs_ocr
+def test_a_light_label_inside_a_bar_is_read() -> None:
+    read = {w.text for w in label_words(bars_on_colour(), dpi=144)}
+    assert {"44.6%", "33.4%", "19.8%"} <= read
+
+
+@needs_ocr
+def test_labels_join_the_first_pass_and_replace_its_noise_at_their_place() -> None:
+    image = bars_on_colour()
+    noise = Word("«::", (165.0, 70.0, 260.0, 110.0), conf=42.0)  # read off the first bar
+    words = with_labels([noise], image, dpi=144)
+    texts = [w.text for w in words]
+    assert "«::" not in texts and "44.6%" in texts
+    sure = Word("44.6%", (165.0, 70.0, 260.0, 110.0), conf=95.0)
+    assert [w.text for w in with_labels([sure], image, 144)].count("44.6%") == 1
+
+
+@needs_ocr
+@needs_shared
+def test_the_values_of_an_image_only_slide_are_words_of_its_reading() -> None:
+    with pymupdf.open(DECK) as document:
+        slide_9 = read_page(document, 9)
+        slide_7 = read_page(document, 7)
+    nine = {w.text.strip('"|*') for r in slide_9.readings for w in r.words}
+    seven = {w.text.strip('"|*') for r in slide_7.readings for w in r.words}
+    assert {"44.6%", "33.4%", "19.8%", "2.3%"} <= nine
+    assert {"51%", "41%"} <= seven
+
+
+@needs_ocr
+@needs_shared
+def test_the_gate_reads_the_labels_of_an_edited_slide() -> None:
+    with pymupdf.open(DECK) as document:
+        page = document[8]
+        image = render_page(page, 144)
+        size = (page.rect.width, page.rect.height)
+    with_them = {w.text for w in read_pixels(9, image, size, labels=True).words}
+    assert {"19.8%", "2.3%"} <= with_them
+
+
+@needs_ocr
+@needs_shared
+def test_a_difference_of_two_bars_has_both_bars_as_operands() -> None:
+    """'Between Java and WP, how large is the difference?' (17.5 = 19.8 - 2.3): the rows
+    the answer is computed from are the chart's, so a removal must take them."""
+    source = open_source(SHARED_DATA / "mmlongbench-doc")
+    sample = next(
+        s
+        for s in source
+        if isinstance(s, Sample) and s.id == "reportq32015-151009093138-lva1-app6891_9-033d5df7"
+    )
+    emap = evidence_map(sample, SampleInputs(sample))
+    printed = " ".join(m.printed for m in emap.operands if m.page == 9)
+    assert "19.8%" in printed and "2.3%" in printed

@@ -371,12 +371,55 @@ def test_a_name_printed_among_others_is_masked_with_its_row() -> None:
     sample = replace(doc_sample(ACME, (4,)), question=question, answer="Industrial Products")
     inputs = SampleInputs(sample)
     inputs.validate()
-    printed = evidence_map(sample, inputs).evidence(4)
-    assert printed and all(m.status == "candidate" and not m.anchored(2) for m in printed)
+    evidence = evidence_map(sample, inputs).evidence(4)
+    printed = [m for m in evidence if m.status == "candidate"]
+    assert printed and all(not m.anchored(2) for m in printed)
+    # The rows comparing the candidates are operands: their values go too.
+    values = [box for m in evidence if m.status == "operand" for box in m.boxes]
+    assert values
     for seed in range(3):
         output = run_transform(get_registry().get("remove_visual_element")(), sample, inputs, seed)
         masks = [r.bbox for r in output.record.edits.regions if r.kind == "mask"]
         assert all(covered(m.row, masks) and covered(m.local(), masks) for m in printed)
+        assert all(covered(box, masks) for box in values)
+
+
+def test_a_selection_is_made_from_the_candidates_values_and_the_chart_that_draws_them() -> None:
+    """Readers named the segments above $3,000 million from a table no edit touched and
+    ranked the unlabelled bars of the chart on the next page: the values a selection
+    compares are its operands, wherever a candidate is printed with them, and a chart on
+    a page naming a candidate is taken whole."""
+    from abstain_build.evidence.map import evidence_map
+    from abstain_build.transforms.functional.evidence_edits import covered
+
+    question = "Which segments had revenue above US$3,000 million in FY2021?"
+    answer = "['Industrial Products', 'Consumer Devices']"
+    sample = replace(doc_sample(ACME, (4,)), question=question, answer=answer, answer_format="List")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    emap = evidence_map(sample, inputs)
+    rows = " | ".join(m.printed for m in emap.operands if m.page == 4)
+    for value in ("5,614.8", "3,652.1", "2,868.9", "741.2"):  # every segment, not the winners'
+        assert value in rows
+    (chart,) = [m for m in emap.operands if m.page == 5]
+    assert chart.figure is not None
+    output = run_transform(get_registry().get("remove_visual_element")(), sample, inputs, 0)
+    masks = {
+        page: [r.bbox for r in output.record.edits.regions if r.kind == "mask" and r.page == page]
+        for page in (4, 5)
+    }
+    assert covered(chart.figure, masks[5])
+    assert all(covered(box, masks[4]) for m in emap.operands if m.page == 4 for box in m.boxes)
+
+
+def test_a_comparison_answered_with_a_name_is_told_from_one_answered_with_a_number() -> None:
+    from abstain_build.transforms.leftovers import compares_names
+
+    assert compares_names(
+        "Which segment had the lowest revenue in FY2021?", "Energy Solutions", "Str"
+    )
+    assert not compares_names("Which segment had the lowest revenue in FY2021?", "741.2", "Float")
+    assert not compares_names("Describe the products of the Energy segment.", "turbines", "Str")
 
 
 # -- what the second round of readings found --------------------------------------------------

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..textregions.words import Box, Word, union_box
 from ..transforms.functional.number_roles import MONTH_BEFORE
@@ -38,7 +39,7 @@ from ..transforms.functional.numbers import find_numbers, follows_reference_word
 from .anchors import Anchors, content_stems, stem, stems_of
 from .forms import normalise
 from .reading import OCR_FIGURE, TEXT_LAYER, PageReadings, Reading
-from .statements import OPERAND, Mention
+from .statements import CHART, OPERAND, Mention
 
 #: A reading with at least this many rows ending in a bare page number is a table of
 #: contents (or an index), when such rows are most of its rows that print numbers.
@@ -330,7 +331,8 @@ def candidate_rows(
         if reading.channel == OCR_FIGURE:
             values = [w for w in reading.words if find_numbers(w.text)]
             if len(values) >= CHART_VALUES:
-                out.append(row_operand(reading, values, values, COMPARED, listed))
+                chart = row_operand(reading, values, values, COMPARED, listed)
+                out.append(replace(chart, form=CHART))
             continue
         for row in printed_rows(reading.words):
             box = union_box(w.bbox for w in row)

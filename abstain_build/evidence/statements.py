@@ -54,6 +54,9 @@ MENTION = "mention"
 OPERAND = "operand"
 #: What an evidence removal must take away.
 TO_REMOVE = frozenset({STATEMENT, OPERAND})
+#: The form of an operand that is a whole chart (the values a selection compares): it is
+#: taken away whole, not number by number.
+CHART = "chart"
 
 _SELECTION = re.compile(
     r"\b(?:which|highest|lowest|largest|smallest|biggest|greatest|most|least|top|best|worst|"

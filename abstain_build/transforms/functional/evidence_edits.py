@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import pymupdf
 
-from ...evidence.statements import CANDIDATE, OPERAND, TO_REMOVE, Mention
+from ...evidence.statements import CANDIDATE, CHART, OPERAND, TO_REMOVE, Mention
 from ...model import Plan, Region
 from ...textregions.words import Box
 from .page_content import PageContent
@@ -68,7 +68,9 @@ def seal_evidence(
         if mention.status not in TO_REMOVE and not named:
             continue
         boxes = mention.boxes
-        if whole and mention.status != OPERAND:
+        if mention.form == CHART and mention.figure is not None:
+            boxes = (mention.figure,)  # a chart of compared values: its bars rank them
+        elif whole and mention.status != OPERAND:
             boxes = (mention.row, mention.local())
         for box in boxes:
             if covered(box, have):

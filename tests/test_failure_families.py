@@ -281,6 +281,24 @@ def test_a_statement_line_is_what_the_other_lines_leave_of_the_one_above(
     assert not reading_derivations(42, "text_layer", other, gold, False)
 
 
+def test_a_total_masked_above_its_deductions_is_derived_from_the_column() -> None:
+    """A reader gave total revenue as the segments' FY2021 revenue less the intersegment
+    eliminations left unmasked (5,614.8 + 3,652.1 + 2,868.9 + 741.2 - 1,234.6): a value in
+    parentheses counts less in a column's sum."""
+    from abstain_build.evidence.derivations import reading_derivations
+    from abstain_build.evidence.forms import gold_items
+    from abstain_build.textregions.pages import text_layer_words
+
+    with pymupdf.open(ACME) as pdf:
+        words = [w for w in text_layer_words(pdf[3]) if w.text != "11,642.4"]
+    found = reading_derivations(4, "text_layer", words, gold_items("11642.4", "Float"), False)
+    assert [d.rule for d in found] == ["column sum"]
+    assert found[0].how.endswith("(1,234.6) = 11642.4")
+    # A deduction is never an addend outside a column: no row sum or difference uses it.
+    row = _words("Eliminations 5,614.8 (1,234.6) 6,849.4")
+    assert not reading_derivations(1, "text_layer", row, gold_items("4380.2", "Float"), False)
+
+
 def test_a_remainder_needs_a_gold_too_large_for_chance() -> None:
     from abstain_build.evidence.derivations import reading_derivations
     from abstain_build.evidence.forms import gold_items

@@ -13,10 +13,11 @@ from abstain_build.evidence.map import evidence_map
 from abstain_build.evidence.reading import read_page, read_pixels
 from abstain_build.loaders import open_source
 from abstain_build.media.fonts import font
+from abstain_build.media.images import box_mean
 from abstain_build.media.inputs import SampleInputs
 from abstain_build.model import Sample
 from abstain_build.textregions import ocr
-from abstain_build.textregions.labels import box_mean, label_words, with_labels
+from abstain_build.textregions.labels import label_words, with_labels
 from abstain_build.textregions.pages import render_page
 from abstain_build.textregions.words import Word
 
@@ -33,7 +34,7 @@ def test_box_mean_is_the_mean_of_each_window_with_edges_repeated() -> None:
     expected = np.array(
         [[padded[y : y + 5, x : x + 5].mean() for x in range(13)] for y in range(9)]
     )
-    assert np.allclose(box_mean(values, 5), expected)
+    assert np.allclose(box_mean(values, 5, edges="repeat"), expected)
 
 
 def bars_on_colour() -> np.ndarray:

@@ -24,7 +24,7 @@ saturated bar need different ones. Measured on the deck's chart slides: 12 of 13
 labels read (the first pass read 1), about 0.4 s a slide.
 
 ``scipy.ndimage`` does the labelling and the dilation (connected components are not worth
-writing again); the box filter is numpy.
+writing again); the box filter is :func:`..media.images.box_mean`.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import ndimage
 
+from ..media.images import box_mean
 from . import ocr
 from .words import Word, same_word_place
 
@@ -59,28 +60,11 @@ SURE_CONF = 60.0
 Box = tuple[int, int, int, int]
 
 
-def box_mean(gray: np.ndarray, size: int) -> np.ndarray:
-    """Mean of each pixel's ``size`` x ``size`` neighbourhood (edges repeated)."""
-    radius = size // 2
-    side = 2 * radius + 1
-    padded = np.pad(gray.astype(np.float64), radius, mode="edge")
-    sums = np.zeros((padded.shape[0] + 1, padded.shape[1] + 1))
-    sums[1:, 1:] = padded.cumsum(axis=0).cumsum(axis=1)
-    height, width = gray.shape
-    window = (
-        sums[side : side + height, side : side + width]
-        - sums[:height, side : side + width]
-        - sums[side : side + height, :width]
-        + sums[:height, :width]
-    )
-    return window / float(side * side)
-
-
 def ink(gray: np.ndarray, dpi: float, contrast: float) -> np.ndarray:
     """Where ``gray`` differs from its neighbourhood's mean by more than ``contrast``."""
     size = max(3, round(WINDOW_PT * dpi / 72.0) | 1)
     values = gray.astype(np.float64)
-    return np.abs(values - box_mean(values, size)) > contrast
+    return np.abs(values - box_mean(values, size, edges="repeat")) > contrast
 
 
 def glyphs(mask: np.ndarray, dpi: float) -> np.ndarray:

@@ -41,10 +41,10 @@ from typing import Any
 import numpy as np
 
 from ...evidence.image_targets import summary
+from ...media.images import box_mean
 from ...model import MODALITY, Region
 from ...textregions.ocr import prepare_pixels
 from ..base import ImagePlan, ImageTransform, NotApplicable, TransformContext
-from ..functional.raster import box_mean
 from ..functional.targets import ImageTargets, answer_targets
 from ..params import Param
 from ..registry import register_transform

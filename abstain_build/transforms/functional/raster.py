@@ -20,23 +20,6 @@ EDGE_DELTA = 40
 SATURATION = 60
 
 
-def box_mean(array: np.ndarray, size: int) -> np.ndarray:
-    """Mean over the ``size`` x ``size`` neighbourhood of each cell (``size`` odd; zeros
-    beyond the array), from one integral image: constant time per cell."""
-    pad = size // 2
-    padded = np.pad(array.astype(np.float64), pad)
-    integral = np.zeros((padded.shape[0] + 1, padded.shape[1] + 1))
-    integral[1:, 1:] = padded.cumsum(0).cumsum(1)
-    rows, cols = array.shape
-    total = (
-        integral[size : size + rows, size : size + cols]
-        - integral[:rows, size : size + cols]
-        - integral[size : size + rows, :cols]
-        + integral[:rows, :cols]
-    )
-    return total / (size * size)
-
-
 def background_colour(rgb: np.ndarray) -> np.ndarray:
     """The most frequent colour (16 levels per channel), as the mean of its pixels."""
     flat = rgb.reshape(-1, 3)

@@ -104,3 +104,22 @@ def test_a_difference_of_two_bars_has_both_bars_as_operands() -> None:
     emap = evidence_map(sample, SampleInputs(sample))
     printed = " ".join(m.printed for m in emap.operands if m.page == 9)
     assert "19.8%" in printed and "2.3%" in printed
+
+
+@needs_ocr
+@needs_shared
+def test_the_labels_of_a_listed_slide_are_what_a_computed_answer_is_taken_from() -> None:
+    """'Is Vietnam's adoption of iOS 9 higher or lower than the global average, and by how
+    much?' (lower, 51 - 13 = 38): the pie's "51%" and the bar's "13%" print no word of the
+    question, yet they are what a reader computes the answer from."""
+    source = open_source(SHARED_DATA / "mmlongbench-doc")
+    sample = next(
+        s
+        for s in source
+        if isinstance(s, Sample) and s.id == "reportq32015-151009093138-lva1-app6891_9-bc38bb25"
+    )
+    emap = evidence_map(sample, SampleInputs(sample))
+    seven = " ".join(m.printed for m in emap.operands if m.page == 7)
+    fifteen = " ".join(m.printed for m in emap.operands if m.page == 15)
+    assert "51%" in seven and "13%" in fifteen
+    assert "Slide" not in fifteen  # the folio is no label

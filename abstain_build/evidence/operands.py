@@ -21,6 +21,10 @@ row of a table whose heading names a line item is one ("Total segment depreciati
 is as follows"). :mod:`.rebuilt` adds the rows that restate an operand's amount and the
 other rows of its table.
 
+On a listed evidence page, a picture's short rows that print a quantity (the
+"51%" of a pie, an image-only slide's bar labels) are operands too: they print no word of
+the question (the legend does), yet they are what the answer is computed from.
+
 An operand is a :class:`~.statements.Mention` with status :data:`OPERAND`: its ``boxes``
 are the quantities it prints (what a removal must take away), its ``row`` the whole row.
 Evidence transforms aim at operands as they aim at statements, and the re-read gate fails
@@ -75,6 +79,9 @@ PART = ("part",)
 TABLE = ("table",)
 HEADED = ("heading",)
 COMPARED = ("compared",)
+CHARTED = ("charted",)
+#: A row of a picture this short that prints a quantity is a label ("51%", "iOS 9 13%").
+LABEL_WORDS = 3
 #: Numbers a picture prints before it counts as a chart (two bars, or an axis's ticks).
 CHART_VALUES = 2
 #: Printed rows above a table read as its heading.
@@ -258,6 +265,14 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
     if any(named for _, _, named in found) and not contents and is_statement(printed):
         found = [(row, q, named or STATEMENT) for row, q, named in found]
         found = [(row, q, named) for row, q, named in found if not folio(row)]
+    if listed and reading.channel != TEXT_LAYER:
+        # The labels of a picture on a listed page (an image-only slide, a chart): the
+        # values charted there are what an answer printed nowhere is computed from, and
+        # they name nothing (the legend says "iOS 9", the slice says "51%").
+        found = [
+            (row, q, named or (CHARTED if len(row) <= LABEL_WORDS and not folio(row) else ()))
+            for row, q, named in found
+        ]
     return [
         row_operand(reading, row, quantities, named, listed)
         for row, quantities, named in found

@@ -13,11 +13,10 @@ from abstain_build.evidence.map import evidence_map
 from abstain_build.evidence.reading import read_page, read_pixels
 from abstain_build.loaders import open_source
 from abstain_build.media.fonts import font
-from abstain_build.media.images import box_mean
 from abstain_build.media.inputs import SampleInputs
 from abstain_build.model import Sample
 from abstain_build.textregions import ocr
-from abstain_build.textregions.labels import label_words, with_labels
+from abstain_build.textregions.labels import deviation, label_words, with_labels
 from abstain_build.textregions.pages import render_page
 from abstain_build.textregions.words import Word
 
@@ -28,13 +27,15 @@ needs_shared = pytest.mark.skipif(not SHARED_DATA.is_dir(), reason=f"{SHARED_DAT
 DECK = SHARED_DATA / "mmlongbench-doc/documents/reportq32015-151009093138-lva1-app6891_95.pdf"
 
 
-def test_box_mean_is_the_mean_of_each_window_with_edges_repeated() -> None:
-    values = np.random.default_rng(3).integers(0, 256, (9, 13)).astype(float)
-    padded = np.pad(values, 2, mode="edge")
-    expected = np.array(
-        [[padded[y : y + 5, x : x + 5].mean() for x in range(13)] for y in range(9)]
-    )
-    assert np.allclose(box_mean(values, 5, edges="repeat"), expected)
+def test_ink_is_what_differs_from_its_neighbourhood_either_way() -> None:
+    """Dark text on paper and light text on a bar are ink alike; the bar's inside is not."""
+    gray = np.full((60, 200), 255, dtype=np.uint8)
+    gray[10:50, 100:200] = 70  # a bar
+    gray[25:35, 20:24] = 0  # a dark stroke on paper
+    gray[25:35, 150:154] = 255  # a light stroke on the bar
+    away = deviation(gray, dpi=72)
+    assert away[30, 22] > 60 and away[30, 152] > 60
+    assert away[30, 180] < 30 and away[5, 60] < 30  # inside the bar, plain paper
 
 
 def bars_on_colour() -> np.ndarray:

@@ -23,12 +23,14 @@ Two contrasts (:data:`PASSES`) are tried, because a label on a light tint and on
 saturated bar need different ones. Measured on the deck's chart slides: 12 of 13 value
 labels read (the first pass read 1), about 0.4 s a slide.
 
-``scipy.ndimage`` does the labelling and the dilation (connected components are not worth
-writing again); the box filter is :func:`..media.images.box_mean`.
+``scipy.ndimage`` does the labelling and the joining (connected components are not worth
+writing again); the neighbourhood's mean is :func:`..media.images.box_mean`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -60,11 +62,12 @@ SURE_CONF = 60.0
 Box = tuple[int, int, int, int]
 
 
-def ink(gray: np.ndarray, dpi: float, contrast: float) -> np.ndarray:
-    """Where ``gray`` differs from its neighbourhood's mean by more than ``contrast``."""
+def deviation(gray: np.ndarray, dpi: float) -> np.ndarray:
+    """How far each pixel of ``gray`` is from its neighbourhood's mean, either way: over a
+    contrast, it is ink."""
     size = max(3, round(WINDOW_PT * dpi / 72.0) | 1)
     values = gray.astype(np.float64)
-    return np.abs(values - box_mean(values, size, edges="repeat")) > contrast
+    return np.abs(values - box_mean(values, size, edges="repeat"))
 
 
 def glyphs(mask: np.ndarray, dpi: float) -> np.ndarray:
@@ -85,7 +88,7 @@ def glyphs(mask: np.ndarray, dpi: float) -> np.ndarray:
 def word_boxes(letters: np.ndarray, dpi: float) -> list[Box]:
     """Boxes (x0, y0, x1, y1, pixels) of glyphs joined along their lines."""
     gap = max(1, round(WORD_GAP_PT * dpi / 72.0))
-    joined = ndimage.binary_dilation(letters, structure=np.ones((1, 2 * gap + 1), dtype=bool))
+    joined = ndimage.maximum_filter1d(letters.view(np.uint8), 2 * gap + 1, axis=1) > 0
     lowest = MIN_WORD_PT * dpi / 72.0
     boxes = []
     for where in ndimage.find_objects(ndimage.label(joined)[0]):
@@ -166,17 +169,38 @@ def _covered(box: Box, words: Sequence[Word]) -> bool:
 def label_words(
     image: np.ndarray, dpi: float, known: Sequence[Word] = (), backend: str | None = None
 ) -> list[Word]:
-    """Labels of ``image`` (pixels) that no word of ``known`` (same pixels) already reads.
+    """Labels of ``image`` (pixels) that no word of ``known`` (same pixels) already reads,
+    kept in the run's OCR caches (:func:`.ocr.cached_words`).
 
     The candidates read, scaled up, add up to at most the image's own pixels: the pass
     costs at most what the first one did (a photo's texture makes many candidates)."""
-    gray = _as_gray(image)
+    gray = np.ascontiguousarray(_as_gray(image))
     if gray.size == 0:
         return []
+    digest = hashlib.sha256()
+    settings = {
+        "pass": "labels",
+        "window": WINDOW_PT,
+        "passes": PASSES,
+        "glyph": [MAX_GLYPH_PT, MIN_WORD_PT, WORD_GAP_PT, READ_HEIGHT_PX, MIN_CONF],
+        "dpi": round(dpi, 3),
+        "shape": list(gray.shape),
+        "known": [[round(v, 1) for v in w.bbox] for w in known],
+        "engine": ocr.engine_name(backend),
+    }
+    digest.update(json.dumps(settings, sort_keys=True).encode())
+    digest.update(memoryview(gray).cast("B"))
+    return ocr.cached_words(digest.hexdigest(), lambda: _label_words(gray, dpi, known, backend))
+
+
+def _label_words(
+    gray: np.ndarray, dpi: float, known: Sequence[Word], backend: str | None
+) -> list[Word]:
     found: list[Word] = []
     budget = float(gray.size)
+    away = deviation(gray, dpi)
     for contrast in PASSES:
-        letters = glyphs(ink(gray, dpi, contrast), dpi)
+        letters = glyphs(away > contrast, dpi)
         for box in word_boxes(letters, dpi):
             if _covered(box, [*known, *found]):
                 continue

@@ -35,6 +35,7 @@ import subprocess
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -607,6 +608,29 @@ def ocr_image(
         if cached is not None:
             return list(cached)
         return list(_read(array, name, engine, key, psm, min_conf, dpi, directory, use_cache))
+
+
+def cached_words(key: str, read: Callable[[], Sequence[Word]]) -> list[Word]:
+    """What ``read`` returns, kept under ``key`` (a digest of everything that makes it) in
+    the run's caches as :func:`ocr_image` keeps its results: for a reading made of many
+    engine calls (the label pass's crops), so a page read again by another sample, worker
+    or resumed run is not read again."""
+    cached = _memory_get(key)
+    if cached is not None:
+        return list(cached)
+    directory = ocr_cache_dir()
+    if directory is None:
+        words = tuple(read())
+        _memory_put(key, words)
+        return list(words)
+    with keyed_lock(directory, key):
+        cached = _from_disk(directory, key)
+        if cached is not None:
+            return list(cached)
+        words = tuple(read())
+        _memory_put(key, words)
+        _disk_put(directory, key, words, engine_name())
+        return list(words)
 
 
 def _from_disk(directory: Path, key: str) -> tuple[Word, ...] | None:

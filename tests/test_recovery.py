@@ -37,6 +37,8 @@ def _page(*texts: str) -> PageReadings:
         ("253.3", ("11", "$242.3"), None),  # printed unlike: a note marker and an amount
         ("1375500", ("1,334", "$41.5"), None),  # ... and not thousands of either
         ("8000", ("19%", "11%"), None),  # shares are no thousands
+        ("8000", ("22", "14"), None),  # 8 thousand: any two ticks of an axis differ by it
+        ("12000", ("20,000", "8,000"), ("20,000", "-", "8,000")),
     ],
 )
 def test_a_gold_is_computed_from_two_values_only_when_it_is_no_chance(

@@ -202,6 +202,8 @@ def computed_pair(
         by_value.setdefault(printed.value, []).append(printed)
     for shift in unit_shifts(item, False):
         target = item.number * shift
+        if shift != 1 and len(target.normalize().as_tuple().digits) < MIN_COMPUTED_DIGITS:
+            continue  # 8,000 in thousands is 8: any two ticks of an axis differ by it
         for first in values:
             if first.percent and shift != 1:
                 continue

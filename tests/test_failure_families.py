@@ -430,6 +430,41 @@ def test_a_selection_is_made_from_the_candidates_values_and_the_chart_that_draws
     assert all(covered(box, masks[4]) for m in emap.operands if m.page == 4 for box in m.boxes)
 
 
+def test_a_chart_that_draws_a_stated_value_is_taken_with_the_table_that_prints_it() -> None:
+    """Three readers measured the FY2020 Cloud Services bar of Figure 1 against its
+    gridlines (2,147, 2,150, 2,155 for 2,158.7) with Table 1 on the page before masked,
+    blurred or erased: a chart naming the question's series is evidence, whole."""
+    from abstain_build.evidence.map import evidence_map
+    from abstain_build.transforms.functional.evidence_edits import covered
+
+    question = (
+        "What was the revenue of ACME's Cloud Services segment in FY2020? Answer in millions"
+        " of US dollars."
+    )
+    sample = replace(doc_sample(ACME, (4,)), question=question, answer="2158.7")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    emap = evidence_map(sample, inputs)
+    (chart,) = [m for m in emap.operands if m.page == 5]
+    assert chart.figure is not None and chart.form == "chart"
+    for name in ("dense_mask", "remove_visual_element"):
+        output = run_transform(get_registry().get(name)(), sample, inputs, 0)
+        masks = [r.bbox for r in output.record.edits.regions if r.kind == "mask" and r.page == 5]
+        assert covered(chart.figure, masks), name
+
+
+def test_a_blur_declines_a_selection_its_chart_still_ranks() -> None:
+    """A reader read the segments above $3,000 million off the blurred bars against the
+    gridlines beside them: a name picked by comparing charted values is no blur's item."""
+    question = "Which segments had revenue above US$3,000 million in FY2021?"
+    answer = "['Industrial Products', 'Consumer Devices']"
+    sample = replace(doc_sample(ACME, (5,)), question=question, answer=answer, answer_format="List")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    with pytest.raises(NotApplicable, match="compares values a chart on page 5 draws"):
+        run_transform(get_registry().get("blur_figure_region")(), sample, inputs, 0)
+
+
 def test_a_comparison_answered_with_a_name_is_told_from_one_answered_with_a_number() -> None:
     from abstain_build.transforms.leftovers import compares_names
 

@@ -30,7 +30,7 @@ from ..transforms.functional.page_content import normalised_page
 from .anchors import Anchors, question_anchors, stem
 from .context import DEFAULT_CONTEXT
 from .forms import GoldItem, gold_items, normalise
-from .operands import candidate_rows, page_operands
+from .operands import candidate_rows, drawing_charts, page_operands
 from .paraphrase import paraphrased
 from .reading import PageReadings, read_document
 from .rebuilt import operand_amounts, page_restatements, table_mates
@@ -275,6 +275,8 @@ def build_map(
     _resolve_pages(emap, printed, resolved)
     if emap.computed:
         _add_operands(emap, readings, listed_set)
+    if emap.numeric():
+        _add_drawing_charts(emap, readings, listed_set)
     if emap.unread:
         shown = "; ".join(emap.unread[:3]) + ("; ..." if len(emap.unread) > 3 else "")
         emap.notes.append(f"{len(emap.unread)} page(s) could not be read fully: {shown}")
@@ -321,6 +323,27 @@ def _add_operands(emap: EvidenceMap, readings: dict[int, PageReadings], listed: 
             f"{len(emap.operands)} row(s) printing the question's terms with numbers, on"
             f" page(s) {pages}: what the answer is computed from; evidence edits must take"
             " their numbers away"
+        )
+
+
+def _add_drawing_charts(
+    emap: EvidenceMap, readings: dict[int, PageReadings], listed: set[int]
+) -> None:
+    """The charts that draw a numeric answer (:func:`.operands.drawing_charts`), as
+    operands taken away whole, and a note."""
+    known = {(m.page, m.figure) for m in emap.operands if m.figure is not None}
+    found = [
+        chart
+        for number, page in sorted(readings.items())
+        for chart in drawing_charts(page, emap.anchors, number in listed)
+        if (chart.page, chart.figure) not in known
+    ]
+    if found:
+        emap.operands += found
+        emap.notes.append(
+            f"{len(found)} chart(s) naming the question's terms, on page(s)"
+            f" {sorted({m.page for m in found})}: they draw the answer, labelled or not;"
+            " evidence edits take them away whole"
         )
 
 

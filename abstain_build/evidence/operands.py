@@ -80,6 +80,9 @@ TABLE = ("table",)
 HEADED = ("heading",)
 COMPARED = ("compared",)
 CHARTED = ("charted",)
+#: Words of the question a chart must name before it is taken for one that draws a
+#: numeric answer (the series and the period: "Cloud Services", "FY2020").
+CHART_ANCHORS = 3
 #: A row of a picture this short that prints a quantity is a label ("51%", "iOS 9 13%").
 LABEL_WORDS = 3
 #: Numbers a picture prints before it counts as a chart (two bars, or an axis's ticks).
@@ -356,6 +359,30 @@ def candidate_rows(
             quantities = quantities_in(row)
             if quantities and not folio(row):
                 out.append(row_operand(reading, row, quantities, COMPARED, listed))
+    return out
+
+
+def drawing_charts(page: PageReadings, anchors: Anchors, listed: bool) -> list[Mention]:
+    """The charts of ``page`` that draw a numeric answer: pictures printing
+    :data:`CHART_VALUES` numbers or more (an axis's ticks) and naming :data:`CHART_ANCHORS`
+    of the question's words. Readers measured the FY2020 bar of a revenue-by-segment chart
+    against its gridlines (2,147 for 2,158.7) with the table that printed the value
+    masked: the chart is evidence, whole, wherever the answer is also printed."""
+    out = []
+    # The question's words printed on most pages count: a chart names the series ("Cloud
+    # Services") a small report prints everywhere.
+    needed = min(CHART_ANCHORS, max(len(anchors.stems | anchors.topic_stems), 1))
+    for reading in page.readings:
+        if reading.channel != OCR_FIGURE:
+            continue
+        values = [w for w in reading.words if find_numbers(w.text)]
+        if len(values) < CHART_VALUES:
+            continue
+        stems = {stem(t) for w in reading.words for t in normalise(w.text).split()}
+        named = _named(anchors, stems, topic=True)
+        if len(named) >= needed:
+            chart = row_operand(reading, values, values, named, listed)
+            out.append(replace(chart, form=CHART))
     return out
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.policy import QUESTION, REMOVE
+from ..evidence.statements import CANDIDATE
 from ..model import FAMILIES, Edits, Plan, Region, Sample
 from ..routing.evidence_type import classify_evidence
 from ..textregions.pages import PageWords, page_words
@@ -393,7 +394,8 @@ class EvidencePageTransform(DocumentTransform):
         """:class:`NotApplicable` when the question compares values a chart on page
         ``number`` draws and its answer is a name (:func:`.leftovers.charted_comparison`)."""
         sample = ctx.sample
-        if classify_evidence(sample.question).label != "Comparative":
+        selects = any(m.status == CANDIDATE for m in ctx.evidence().mentions)
+        if not selects and classify_evidence(sample.question).label != "Comparative":
             return  # before finding figures: most questions do not compare
         boxes = self.figure_boxes(page, number, ctx)
         readings = ctx.evidence().readings.get(number)
@@ -402,7 +404,13 @@ class EvidencePageTransform(DocumentTransform):
             values = [w for w in reading.words if find_numbers(w.text)]
             charted = max(charted, sum(1 for w in values if centre_inside(w.bbox, boxes)))
         reason = charted_comparison(
-            sample.question, sample.answer, sample.answer_format, number, charted, self.leaves
+            sample.question,
+            sample.answer,
+            sample.answer_format,
+            number,
+            charted,
+            self.leaves,
+            selects=selects,
         )
         if reason:
             raise NotApplicable(reason)

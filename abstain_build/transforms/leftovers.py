@@ -145,15 +145,27 @@ def compares_names(question: str, answer: str, answer_format: str | None) -> boo
 
 
 def charted_comparison(
-    question: str, answer: str, answer_format: str | None, page: int, charted: int, left: str
+    question: str,
+    answer: str,
+    answer_format: str | None,
+    page: int,
+    charted: int,
+    left: str,
+    selects: bool = False,
 ) -> str | None:
     """Why an edit leaves a comparison answered (``left``: what it leaves, "erased labels"),
     or None: the question compares, its answer is a name, not a number, and ``charted``
     values of page ``page`` label a chart (an embedded picture, a cluster of drawn bars or
     wedges). A reader asked "which category has the most increase from 2005 to 2010"
     measured the slice angles of two clock charts whose labels were erased, and another
-    ranked a blurred bar chart's segments by the bars' lengths."""
-    if not compares_names(question, answer, answer_format) or charted < MIN_CHARTED:
+    ranked a blurred bar chart's segments by the bars' lengths. ``selects``: the answer is a
+    name picked among others the document prints (:func:`..evidence.statements.is_selection`),
+    as "which segments had revenue above $3,000 million?", whose bars a reader read against
+    the gridlines left beside the blur."""
+    names = compares_names(question, answer, answer_format) or (
+        selects and not any(i.kind in ("number", "year") for i in gold_items(answer, answer_format))
+    )
+    if not names or charted < MIN_CHARTED:
         return None
     return (
         f"the question compares values a chart on page {page} draws ({charted} of its"

@@ -43,7 +43,7 @@ from ..textregions.words import Box, Word, centre_inside
 from ..transforms.functional.page_content import PageContent, normalised_page
 from .derivations import Derivation, find_derivations
 from .map import EvidenceMap
-from .operands import page_operands
+from .operands import candidate_rows, page_operands
 from .paraphrase import GATE_SIMILARITY, paraphrased
 from .policy import ATTRIBUTE, QUESTION, REMOVE
 from .reading import (
@@ -301,7 +301,9 @@ def find_leaks(
                 mentions = [m for m in printed if _tells(m, policy)]
                 untold += [m for m in printed if not _tells(m, policy)]
             if emap.computed and emap.operands:
-                mentions += page_operands(page, emap.anchors, number in listed)
+                here = number in listed
+                mentions += page_operands(page, emap.anchors, here, labels=emap.asks_a_value())
+                mentions += candidate_rows(page, emap.candidates(), here)
         if policy == ATTRIBUTE and allowed:
             keep = allowed.get(number, ())
             mentions = [m for m in mentions if not centre_inside(m.span, keep)]

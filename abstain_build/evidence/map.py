@@ -29,7 +29,7 @@ from ..transforms.functional.captions import body_style, figure_reference, named
 from ..transforms.functional.page_content import normalised_page
 from .anchors import Anchors, question_anchors, stem
 from .context import DEFAULT_CONTEXT
-from .forms import GoldItem, gold_items, normalise
+from .forms import GoldItem, gold_items, is_count, normalise
 from .operands import candidate_rows, drawing_charts, page_operands
 from .paraphrase import paraphrased
 from .reading import PageReadings, read_document
@@ -97,6 +97,15 @@ class EvidenceMap:
     def numeric(self) -> bool:
         """Is the answer (or an item of it) a number or a year?"""
         return any(item.kind in ("number", "year") for item in self.items)
+
+    def asks_a_value(self) -> bool:
+        """Is the answer (an item of it) a number that is no count? Its charts' labels and
+        bars give it; a count ("how many bars") is read off the pictures instead."""
+        return any(item.kind == "number" and not is_count(item) for item in self.items)
+
+    def candidates(self) -> list[Mention]:
+        """Printings of a name the question picks among others (:data:`CANDIDATE`)."""
+        return [m for m in self.mentions if m.status == CANDIDATE]
 
     def computed_number(self) -> bool:
         """Is the answer numeric and printed by no page, not even one of its numbers (a
@@ -275,7 +284,7 @@ def build_map(
     _resolve_pages(emap, printed, resolved)
     if emap.computed:
         _add_operands(emap, readings, listed_set)
-    if emap.numeric():
+    if emap.asks_a_value():
         _add_drawing_charts(emap, readings, listed_set)
     if emap.unread:
         shown = "; ".join(emap.unread[:3]) + ("; ..." if len(emap.unread) > 3 else "")
@@ -305,10 +314,10 @@ def _promote_restatements(
 
 def _add_operands(emap: EvidenceMap, readings: dict[int, PageReadings], listed: set[int]) -> None:
     """The operand rows of an answer printed nowhere, on every page, and a note."""
-    candidates = [m for m in emap.mentions if m.status == CANDIDATE]
+    values = emap.asks_a_value()
     for number, page in sorted(readings.items()):
-        emap.operands += page_operands(page, emap.anchors, number in listed)
-        emap.operands += candidate_rows(page, candidates, number in listed)
+        emap.operands += page_operands(page, emap.anchors, number in listed, labels=values)
+        emap.operands += candidate_rows(page, emap.candidates(), number in listed)
     amounts = operand_amounts(emap.operands)
     known = {(m.page, box) for m in emap.operands for box in m.boxes}
     if amounts:
@@ -330,7 +339,8 @@ def _add_drawing_charts(
     emap: EvidenceMap, readings: dict[int, PageReadings], listed: set[int]
 ) -> None:
     """The charts that draw a numeric answer (:func:`.operands.drawing_charts`), as
-    operands taken away whole, and a note."""
+    operands taken away whole, and a note. Not for a count: how many bars a chart shows
+    is read off its pictures (the gate's seen-answer rule), not off its axis."""
     known = {(m.page, m.figure) for m in emap.operands if m.figure is not None}
     found = [
         chart

@@ -236,7 +236,9 @@ def _headed_tables(
     return [(row, q, named or (HEADED if id(row) in headed else ())) for row, q, named in found]
 
 
-def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[Mention]:
+def reading_operands(
+    reading: Reading, anchors: Anchors, listed: bool, labels: bool = False
+) -> list[Mention]:
     """The operand rows one reading prints (see the module doc).
 
     On a financial statement that prints one, every amount is an operand: a statement's
@@ -268,7 +270,7 @@ def reading_operands(reading: Reading, anchors: Anchors, listed: bool) -> list[M
     if any(named for _, _, named in found) and not contents and is_statement(printed):
         found = [(row, q, named or STATEMENT) for row, q, named in found]
         found = [(row, q, named) for row, q, named in found if not folio(row)]
-    if listed and reading.channel != TEXT_LAYER:
+    if labels and listed and reading.channel != TEXT_LAYER:
         # The labels of a picture on a listed page (an image-only slide, a chart): the
         # values charted there are what an answer printed nowhere is computed from, and
         # they name nothing (the legend says "iOS 9", the slice says "51%").
@@ -322,10 +324,16 @@ def operand_readings(page: PageReadings) -> list[Reading]:
     return list(page.readings)
 
 
-def page_operands(page: PageReadings, anchors: Anchors, listed: bool) -> list[Mention]:
-    """Every operand row of one page (see :func:`reading_operands`)."""
+def page_operands(
+    page: PageReadings, anchors: Anchors, listed: bool, labels: bool = False
+) -> list[Mention]:
+    """Every operand row of one page (see :func:`reading_operands`); with ``labels``, a
+    listed page's picture labels too (for a value, not a count: how many bars a chart
+    shows is read off the bars)."""
     return [
-        m for reading in operand_readings(page) for m in reading_operands(reading, anchors, listed)
+        m
+        for reading in operand_readings(page)
+        for m in reading_operands(reading, anchors, listed, labels)
     ]
 
 

@@ -23,7 +23,6 @@ import numpy as np
 
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.policy import QUESTION, REMOVE
-from ..evidence.statements import CANDIDATE
 from ..model import FAMILIES, Edits, Plan, Region, Sample
 from ..routing.evidence_type import classify_evidence
 from ..textregions.pages import PageWords, page_words
@@ -394,7 +393,7 @@ class EvidencePageTransform(DocumentTransform):
         """:class:`NotApplicable` when the question compares values a chart on page
         ``number`` draws and its answer is a name (:func:`.leftovers.charted_comparison`)."""
         sample = ctx.sample
-        selects = any(m.status == CANDIDATE for m in ctx.evidence().mentions)
+        selects = bool(ctx.evidence().candidates())
         if not selects and classify_evidence(sample.question).label != "Comparative":
             return  # before finding figures: most questions do not compare
         boxes = self.figure_boxes(page, number, ctx)

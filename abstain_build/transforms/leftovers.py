@@ -135,13 +135,17 @@ def worked_out(
 MIN_CHARTED = 2
 
 
-def compares_names(question: str, answer: str, answer_format: str | None) -> bool:
+def compares_names(
+    question: str, answer: str, answer_format: str | None, selects: bool = False
+) -> bool:
     """Does the question compare values ("which segment had the lowest revenue") and name
-    what wins, not a number?"""
-    if classify_evidence(question).label != "Comparative":
-        return False
+    what wins, not a number? ``selects``: the answer is a name picked among others the
+    document prints, whatever the question's wording ("which segments had revenue above
+    $3,000 million?")."""
     items = gold_items(answer, answer_format)
-    return bool(items) and not any(item.kind in ("number", "year") for item in items)
+    if not items or any(item.kind in ("number", "year") for item in items):
+        return False
+    return selects or classify_evidence(question).label == "Comparative"
 
 
 def charted_comparison(
@@ -162,10 +166,7 @@ def charted_comparison(
     name picked among others the document prints (:func:`..evidence.statements.is_selection`),
     as "which segments had revenue above $3,000 million?", whose bars a reader read against
     the gridlines left beside the blur."""
-    names = compares_names(question, answer, answer_format) or (
-        selects and not any(i.kind in ("number", "year") for i in gold_items(answer, answer_format))
-    )
-    if not names or charted < MIN_CHARTED:
+    if not compares_names(question, answer, answer_format, selects) or charted < MIN_CHARTED:
         return None
     return (
         f"the question compares values a chart on page {page} draws ({charted} of its"

@@ -37,7 +37,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..textregions.words import Box, Word, union_box
+from ..textregions.words import Word, centre_inside, union_box
 from ..transforms.functional.number_roles import MONTH_BEFORE
 from ..transforms.functional.numbers import find_numbers, follows_reference_word
 from .anchors import Anchors, content_stems, stem, stems_of
@@ -355,14 +355,13 @@ def candidate_rows(
     out = []
     for reading in operand_readings(page):
         if reading.channel == OCR_FIGURE:
-            values = [w for w in reading.words if find_numbers(w.text)]
-            if len(values) >= CHART_VALUES:
-                chart = row_operand(reading, values, values, COMPARED, listed)
-                out.append(replace(chart, form=CHART))
+            chart = chart_operand(reading, COMPARED, listed)
+            if chart is not None:
+                out.append(chart)
             continue
         for row in printed_rows(reading.words):
             box = union_box(w.bbox for w in row)
-            if not any(_centred_in(span, box) for span in spans):
+            if not any(centre_inside(span, [box], slack=0.0) for span in spans):
                 continue
             quantities = quantities_in(row)
             if quantities and not folio(row):
@@ -383,20 +382,21 @@ def drawing_charts(page: PageReadings, anchors: Anchors, listed: bool) -> list[M
     for reading in page.readings:
         if reading.channel != OCR_FIGURE:
             continue
-        values = [w for w in reading.words if find_numbers(w.text)]
-        if len(values) < CHART_VALUES:
-            continue
         stems = {stem(t) for w in reading.words for t in normalise(w.text).split()}
         named = _named(anchors, stems, topic=True)
-        if len(named) >= needed:
-            chart = row_operand(reading, values, values, named, listed)
-            out.append(replace(chart, form=CHART))
+        chart = chart_operand(reading, named, listed) if len(named) >= needed else None
+        if chart is not None:
+            out.append(chart)
     return out
 
 
-def _centred_in(span: Box, box: Box) -> bool:
-    x, y = (span[0] + span[2]) / 2, (span[1] + span[3]) / 2
-    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+def chart_operand(reading: Reading, named: tuple[str, ...], listed: bool) -> Mention | None:
+    """A picture read by OCR as one operand to take away whole (form :data:`CHART`), when
+    it prints :data:`CHART_VALUES` numbers or more; None when it prints fewer."""
+    values = [w for w in reading.words if find_numbers(w.text)]
+    if len(values) < CHART_VALUES:
+        return None
+    return replace(row_operand(reading, values, values, named, listed), form=CHART)
 
 
 def table_blocks(rows: Sequence[Sequence[Word]]) -> list[list[int]]:

@@ -5,6 +5,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEMO   := runs/demo
 DEMO_SAMPLE := ACME_2021_10K-fb753eb3
+# Test files run on this many processes (pytest-xdist; a file's tests stay together, so
+# its module fixtures are built once).
+TEST_WORKERS ?= 2
 
 .PHONY: demo test test-all setup system-deps lint format fixtures bench clean
 
@@ -50,13 +53,13 @@ demo: setup
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q -m "not exhaustive" --durations=8
+	$(BIN)/python -m pytest -q -m "not exhaustive" -n $(TEST_WORKERS) --dist loadfile --durations=8
 
 # Also the tests that repeat a property others hold (another kill point, faulty calls...).
 test-all: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 lint:
 	$(BIN)/ruff check .

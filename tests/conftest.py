@@ -60,6 +60,17 @@ def gradient_image(width: int = 96, height: int = 64, channels: int = 3) -> np.n
     return np.stack(layers[:channels], axis=-1)
 
 
+def fixture_sample(sample_id: str) -> Any:
+    """One sample of the shipped document fixture, by id."""
+    from abstain_build.loaders import open_source
+    from abstain_build.model import Sample
+
+    for item in open_source(str(FIXTURES / "mmlongbench-doc"), None):
+        if isinstance(item, Sample) and item.id == sample_id:
+            return item
+    raise LookupError(sample_id)
+
+
 def make_pdf(
     path: Path, pages: list[tuple[str, str]], size: tuple[float, float] = (612, 792)
 ) -> Path:

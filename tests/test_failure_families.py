@@ -1260,3 +1260,80 @@ def test_a_bare_small_number_is_no_printed_count(tmp_path: Path) -> None:
     # The same printing with no question word beside it counts nothing.
     emap.mentions = [replace(m, anchors=(), tight=()) for m in emap.mentions]
     assert emap.statements() and not emap.prints_the_count()
+
+
+def test_masks_over_a_tables_values_are_as_wide_as_their_column() -> None:
+    """Masked one by one, "741.2" was narrower than "5,614.8" above it, and a reader ranked
+    the segments by the widths of the masks. Down a table's column the masks now share one
+    width; a value in the prose under the table keeps its own."""
+    from abstain_build.transforms.functional.evidence_edits import even_columns
+
+    question = "According to Figure 1, which segment had the lowest revenue in FY2021?"
+    item = replace(doc_sample(ACME, (5,)), question=question, answer="Energy Solutions")
+    output = run_transform(
+        get_registry().get("remove_visual_element")(), item, SampleInputs(item), 7
+    )
+    table = [
+        r.bbox
+        for r in output.record.edits.regions
+        if r.kind == "mask" and r.page == 4 and 200 <= r.bbox[1] <= 320  # Table 1's rows
+    ]
+    with pymupdf.open(stream=SampleInputs(item).document_bytes(), filetype="pdf") as doc:
+        values = [
+            w
+            for w in doc[3].get_text("words")
+            if 200 <= w[1] <= 320 and w[4].lstrip("(")[:1].isdigit()
+        ]
+    assert len(values) >= 20
+    for value in values:  # every value is under a mask of its column's width
+        (mask,) = [
+            m
+            for m in table
+            if m[0] <= value[0] + 2
+            and value[2] - 2 <= m[2]
+            and m[1] <= (value[1] + value[3]) / 2 <= m[3]
+        ]
+        column = [m for m in table if m[0] < value[2] and value[0] < m[2]]
+        assert len(column) >= 5 and {round(m[2] - m[0], 1) for m in column} == {
+            round(mask[2] - mask[0], 1)
+        }
+    # A run of rows is a column; the same x under a paragraph below it is not.
+    cell, under, prose = (
+        (250.0, 100.0, 291.0, 113.0),
+        (264.0, 117.0, 291.0, 130.0),
+        (236.0, 300.0, 267.0, 313.0),
+    )
+    assert even_columns([cell, under, prose], range(3)) == [
+        cell,
+        (250.0, 117.0, 291.0, 130.0),
+        prose,
+    ]
+    assert even_columns([cell, under], []) == [cell, under]  # rows and sentences stay
+
+
+def test_a_count_printed_before_what_it_counts_is_a_statement_on_any_page() -> None:
+    """ "How many reportable segments are listed in Table 1?": readers answered from page 3's
+    "We manage our business through four reportable segments", which the map had taken
+    for a passing mention because the small report prints "segments" on most pages."""
+    from abstain_build.evidence.anchors import counted_things, stem
+    from abstain_build.evidence.map import evidence_map
+
+    question = "How many reportable segments are listed in Table 1?"
+    assert counted_things(question) == (stem("reportable"), stem("segments"))
+    assert counted_things("How many of the people surveyed were over 65?") == (
+        stem("people"),
+        stem("surveyed"),
+    )
+    assert counted_things("What was the revenue in FY2021?") == ()
+    sample = replace(doc_sample(ACME, (4,)), question=question, answer="4", answer_format="Int")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    emap = evidence_map(sample, inputs)
+    (stated,) = [m for m in emap.statements() if m.page == 3]
+    assert stated.printed == "four"
+    output = run_transform(get_registry().get("blur_figure_region")(), sample, inputs, 0)
+    blurred = [r.bbox for r in output.record.edits.regions if r.page == 3]
+    assert blurred and any(
+        r[0] <= stated.span[0] and stated.span[2] <= r[2] and r[1] <= stated.span[1]
+        for r in blurred
+    )

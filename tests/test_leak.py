@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from abstain_build.loaders import open_source
 from abstain_build.media.inputs import SampleInputs
-from abstain_build.model import Sample
 from abstain_build.pipeline.apply import run_transform
 from abstain_build.qc.leak import (
     EvidenceText,
@@ -20,7 +18,7 @@ from abstain_build.qc.leak import (
 from abstain_build.textregions.ocr import ocr_available
 from abstain_build.transforms import get_registry
 
-from .conftest import FIXTURES
+from .conftest import fixture_sample
 
 
 @pytest.mark.parametrize(
@@ -83,20 +81,13 @@ def test_short_text_answers_are_not_searched() -> None:
     assert not report.applicable and "too short" in report.reason
 
 
-def _fixture_sample(sample_id: str) -> Sample:
-    for item in open_source(str(FIXTURES / "mmlongbench-doc"), None):
-        if isinstance(item, Sample) and item.id == sample_id:
-            return item
-    raise LookupError(sample_id)
-
-
 @pytest.mark.skipif(not ocr_available(), reason="Tesseract is not installed")
 @pytest.mark.parametrize(
     ("transform", "leaks"),
     [("temporal_drift", True), ("hide_evidence_page", False), ("full_page_blur", False)],
 )
 def test_leak_check_on_perturbed_documents(transform: str, leaks: bool, tmp_path: Path) -> None:
-    sample = _fixture_sample("ACME_2021_10K-fb753eb3")  # answer 11642.4, printed on page 4
+    sample = fixture_sample("ACME_2021_10K-fb753eb3")  # answer 11642.4, printed on page 4
     inputs = SampleInputs(sample)
     inputs.validate()
     pages = list(sample.evidence_pages)

@@ -13,7 +13,6 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from abstain_build.loaders import open_source
 from abstain_build.media.images import encode_png
 from abstain_build.media.inputs import SampleInputs
 from abstain_build.model import DocumentRef, Sample, SourceInfo
@@ -25,19 +24,12 @@ from abstain_build.transforms.functional.number_rewrite import wrong_quantity, w
 from abstain_build.transforms.functional.numbers import find_numbers
 from abstain_build.transforms.functional.text_edits import pdf_style
 
-from .conftest import FIXTURES, make_pdf, page_one_sample
+from .conftest import FIXTURES, fixture_sample, make_pdf, page_one_sample
 
 needs_ocr = pytest.mark.skipif(not ocr_available(), reason="Tesseract is not installed")
 INFO = SourceInfo("test", "test", "test.jsonl", 0)
 ACME = FIXTURES / "mmlongbench-doc" / "documents" / "ACME_2021_10K.pdf"
 NUMERIC = ("remove_numeric_tokens", "corrupt_numeric_tokens")
-
-
-def fixture_sample(sample_id: str) -> Sample:
-    for item in open_source(str(FIXTURES / "mmlongbench-doc"), None):
-        if isinstance(item, Sample) and item.id == sample_id:
-            return item
-    raise LookupError(sample_id)
 
 
 def run(name: str, sample: Sample, seed: int = 7, **params) -> TransformOutput:

@@ -84,6 +84,9 @@ class Anchors:
     #: stems of the words after the total's qualifier, which name its parts too
     #: ("Memberships at end of period" in the domestic streaming segment's table).
     parts: tuple[str, ...] = ()
+    #: For "how many reportable segments ...": stems of what it counts ("report",
+    #: "segment"); a count printed right before them states the answer on any page.
+    counted: tuple[str, ...] = ()
 
     def line_item_in(self, stems: Sequence[str]) -> tuple[str, ...]:
         """The first line item ``stems`` (a row's words, in order, every word) print, or ()."""
@@ -155,7 +158,32 @@ def question_anchors(question: str, page_texts: Sequence[str] = ()) -> Anchors:
         pairs,
         line_items,
         total_parts(question),
+        counted_things(question),
     )
+
+
+#: "How many" and the words after it, up to the verb.
+_HOW_MANY = re.compile(r"\bhow\s+many\s+([a-z' -]+)", re.IGNORECASE)
+#: Words of what a question counts, at most.
+COUNTED_WORDS = 3
+
+
+def counted_things(question: str) -> tuple[str, ...]:
+    """Stems of the words a "how many" question counts ("How many reportable segments are
+    listed in Table 1?" -> ("report", "segment")), or ()."""
+    match = _HOW_MANY.search(question)
+    if not match:
+        return ()
+    words: list[str] = []
+    for token in normalise(match.group(1)).split():
+        if token in _STOPWORDS or token.isdigit():
+            if words:
+                break
+            continue  # "how many of the people": what it counts comes after
+        words.append(stem(token))
+        if len(words) == COUNTED_WORDS:
+            break
+    return tuple(words)
 
 
 #: A qualifier that makes a quantity the sum of its parts.

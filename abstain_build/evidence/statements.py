@@ -42,6 +42,8 @@ from .reading import OCR_FIGURE, Reading
 WINDOW = 50
 #: Words each way that count as beside a single-digit gold.
 TIGHT = 3
+#: Words after a printed count that may name what it counts (an adjective between).
+AFTER = 4
 #: A sentence up to this many lines tall is the evidence around a form; beyond, its row.
 LOCAL_LINES = 4
 #: Words each way a sentence is looked for in (an unpunctuated table stops it here).
@@ -89,6 +91,8 @@ class Mention:
     tight: tuple[str, ...] | None = None
     listed: bool = False
     status: str = MENTION
+    #: Stems of the words printed right after the form ("four reportable segments").
+    after: tuple[str, ...] = ()
 
     def anchored(self, needed: int, topic: bool = False) -> bool:
         """At least ``needed`` of the question's anchor words are near (years do not
@@ -192,6 +196,11 @@ def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors)
         found = anchors.found_in(s for i in near for s in stems[i])
         everything = anchors.found_in((s for i in near for s in stems[i]), topic=True)
         topic = tuple(a for a in everything if a not in found)
+        after = tuple(
+            s
+            for i in range(match.last + 1, min(len(words), match.last + AFTER + 1))
+            for s in stems[i]
+        )
         tight = None
         if single_digit.get(match.item):
             beside = range(max(0, match.first - TIGHT), min(len(words), match.last + TIGHT + 1))
@@ -213,6 +222,7 @@ def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors)
                 sentence=union_box([words[i].bbox for i in sentence]),
                 figure=reading.region if reading.channel == OCR_FIGURE else None,
                 tight=tight,
+                after=after,
             )
         )
     return out
@@ -222,6 +232,8 @@ def classify(mention: Mention, listed: bool, selection: bool, anchors: Anchors) 
     """The mention with its ``status`` (see the module doc) and ``listed`` set."""
     if selection:
         status = CANDIDATE
+    elif anchors.counted and set(anchors.counted) <= set(mention.after):
+        status = STATEMENT  # "four reportable segments" for "how many reportable segments"
     elif mention.unique:
         status = STATEMENT
     elif listed:

@@ -63,6 +63,7 @@ def seal_evidence(
     one name both pages still print, "Bluebird awar" half under a mask included."""
     have = list(rects)
     added: list[Box] = []
+    values: set[int] = set()  # the seals over a printed value (not a row, a sentence)
     for mention in mentions:
         named = whole and mention.status == CANDIDATE
         if mention.status not in TO_REMOVE and not named:
@@ -72,14 +73,60 @@ def seal_evidence(
             boxes = (mention.figure,)  # a chart of compared values: its bars rank them
         elif whole and mention.status != OPERAND:
             boxes = (mention.row, mention.local())
+        value = boxes is mention.boxes and any(c.isdigit() for c in mention.printed)
         for box in boxes:
             if covered(box, have):
                 continue
             sealed = _clip(box, page_rect, pad)
             if sealed is not None:
+                if value:
+                    values.add(len(added))
                 added.append(sealed)
                 have.append(sealed)
-    return added
+    return even_columns(added, values)
+
+
+#: Seals at most this wide (points) are a cell's value and are evened with their column.
+CELL_WIDTH = 90.0
+#: A column's seals are evened only while its widest takes in the rest within this factor:
+#: a wider union would reach into the next column.
+_COLUMN_SPAN = 1.6
+#: Seals of one column are a table's when each starts within this many of its heights
+#: below the one above (a row without a value between them included).
+_ROW_GAP = 2.5
+
+
+def even_columns(seals: Sequence[Box], values: Iterable[int]) -> list[Box]:
+    """``seals`` with the cell-sized ones stacked in one column widened to the column's
+    widest: a mask as wide as its value tells its digits. Masked alone, "741.2" is
+    narrower than "5,614.8" above it, and a reader ranked the segments by the masks'
+    widths. Only the seals at the indices ``values`` (over a printed value) are evened,
+    and only down a run of rows; seals side by side on one line, wide ones, and a value
+    in the prose under a table stay."""
+    out: list[Box] = [(box[0], box[1], box[2], box[3]) for box in seals]
+    cells = [i for i in sorted(set(values)) if out[i][2] - out[i][0] <= CELL_WIDTH]
+    columns: list[list[int]] = []
+    for i in sorted(cells, key=lambda i: (out[i][1], out[i][0])):
+        x0, y0, x1, y1 = out[i]
+        reach = _ROW_GAP * (y1 - y0)  # the next row of a table, not a paragraph below it
+        for column in columns:
+            last = out[column[-1]]
+            if last[0] < x1 and x0 < last[2] and y0 - last[3] <= reach:
+                column.append(i)
+                break
+        else:
+            columns.append([i])
+    for column in columns:
+        if len({round(out[i][1], 1) for i in column}) < 2:
+            continue
+        left = min(out[i][0] for i in column)
+        right = max(out[i][2] for i in column)
+        widest = max(out[i][2] - out[i][0] for i in column)
+        if right - left > _COLUMN_SPAN * widest:
+            continue
+        for i in column:
+            out[i] = (left, out[i][1], right, out[i][3])
+    return out
 
 
 def uncovered_statements(

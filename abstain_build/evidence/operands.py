@@ -372,19 +372,27 @@ def candidate_rows(
 def drawing_charts(page: PageReadings, anchors: Anchors, listed: bool) -> list[Mention]:
     """The charts of ``page`` that draw a numeric answer: pictures printing
     :data:`CHART_VALUES` numbers or more (an axis's ticks) and naming :data:`CHART_ANCHORS`
-    of the question's words. Readers measured the FY2020 bar of a revenue-by-segment chart
-    against its gridlines (2,147 for 2,158.7) with the table that printed the value
-    masked: the chart is evidence, whole, wherever the answer is also printed."""
+    of the question's words, the years of a change it asks about counting as one. Readers
+    measured the FY2020 bar of a revenue-by-segment chart against its gridlines (2,147
+    for 2,158.7), and both Cloud Services bars for the segment's growth, with the table
+    that printed the values masked: the chart is evidence, whole, wherever the answer is
+    also printed."""
     out = []
     # The question's words printed on most pages count: a chart names the series ("Cloud
     # Services") a small report prints everywhere.
-    needed = min(CHART_ANCHORS, max(len(anchors.stems | anchors.topic_stems), 1))
+    wanted = anchors.stems | anchors.topic_stems
+    needed = min(CHART_ANCHORS, max(len(wanted), 1))
+    # The periods a change is asked between ("from FY2020 to FY2021") name the chart's
+    # series as one word does: its legend prints them.
+    periods = tuple(sorted(a for a in wanted if a.isdigit() and len(a) == 4))
     for reading in page.readings:
         if reading.channel != OCR_FIGURE:
             continue
         stems = {stem(t) for w in reading.words for t in normalise(w.text).split()}
         named = _named(anchors, stems, topic=True)
-        chart = chart_operand(reading, named, listed) if len(named) >= needed else None
+        dated = len(periods) >= 2 and set(periods) <= stems
+        enough = len(named) + dated >= needed
+        chart = chart_operand(reading, named + periods * dated, listed) if enough else None
         if chart is not None:
             out.append(chart)
     return out

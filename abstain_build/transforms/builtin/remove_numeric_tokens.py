@@ -8,6 +8,7 @@ import numpy as np
 import pymupdf
 
 from ...evidence.forms import gold_items
+from ...evidence.statements import CHART
 from ...model import EVIDENCE, Plan
 from ...routing.evidence_type import classify_evidence
 from ...routing.scoring import NEEDS_NUMBERS
@@ -39,7 +40,8 @@ class RemoveNumericTokens(NumericPageTransform):
         " boxes) and, on text-layer pages, redacted from the text layer. Not applicable to"
         " an answer with no number (a name or a phrase erased word by word leaves its"
         " sentence to fill it in), to a count the reader tallies, nor when the answer's"
-        " values label a chart (or a computed answer's page charts its values): the bars,"
+        " values label a chart (or a computed answer's page charts its values, or a chart"
+        " anywhere names the question's terms, its series and periods): the bars,"
         " slices and points they label stay to be measured. Not applicable when the page"
         " the question names is left whole, or when values left give the answer by a sum,"
         " the other slices of its whole or another unit."
@@ -68,6 +70,13 @@ class RemoveNumericTokens(NumericPageTransform):
             raise NotApplicable(
                 "a count no page prints: the reader counts entries, rows or pictures,"
                 " which erasing numbers leaves in place"
+            )
+        charts = sorted({m.page for m in ctx.evidence().operands if m.form == CHART})
+        if charts:
+            raise NotApplicable(
+                f"a chart on page(s) {charts} draws the values the answer is read or"
+                " computed from (it names the question's terms): erasing its"
+                " numbers leaves the bars, slices or points to be measured"
             )
         return super().plan(ctx)
 

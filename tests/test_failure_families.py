@@ -1365,3 +1365,33 @@ def test_a_chart_whose_legend_prints_the_periods_of_an_asked_change_draws_it() -
     # Erased numbers leave the bars: number erasure declines.
     with pytest.raises(NotApplicable, match=r"chart on page\(s\) \[5\] draws"):
         run_transform(get_registry().get("remove_numeric_tokens")(), *item(growth), 0)
+
+
+def test_a_base_and_a_change_in_points_are_operands_of_the_percent_they_give() -> None:
+    """With every 40% masked, readers took "34% of adults 65 and older" in 2016 (page 1)
+    and "among those 65 and older it rose by six points" (page 2): 34 + 6. Both numbers
+    are operands, and are taken away; the 50-64 group's "five percentage points" in the
+    same sentence is not."""
+    from abstain_build.evidence.changes import clause_of
+    from abstain_build.evidence.map import evidence_map
+
+    from .conftest import fixture_sample
+
+    sample = fixture_sample("survey_report_2019-da1783a2")
+    assert "65 and older" in sample.question and sample.answer == "40%"
+    inputs = SampleInputs(sample)
+    emap = evidence_map(sample, inputs)
+    text = [m for m in emap.operands if m.figure is None]
+    printed = {(m.page, m.printed) for m in text}
+    assert (2, "and among those 65 and older it rose by six points.") in printed
+    assert (1, "when just 34% of adults 65 and older used social media.") in printed
+    assert not any("five" in m.printed for m in emap.operands)
+    output = run_transform(get_registry().get("remove_visual_element")(), sample, inputs, 0)
+    masks = [r.bbox for r in output.record.edits.regions if r.kind == "mask" and r.page == 2]
+    (six,) = [m for m in text if m.page == 2]
+    assert any(m[0] <= six.span[0] and six.span[2] <= m[2] for m in masks)
+    words = [
+        type("W", (), {"text": t})()
+        for t in ["Among", "them,", "it", "rose", "by", "six", "points.", "Next"]
+    ]
+    assert clause_of(words, 5) == [2, 3, 4, 5, 6]

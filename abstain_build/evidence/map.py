@@ -28,6 +28,7 @@ from ..textregions.words import Box
 from ..transforms.functional.captions import body_style, figure_reference, named_figure
 from ..transforms.functional.page_content import normalised_page
 from .anchors import Anchors, question_anchors, stem
+from .changes import change_operands
 from .context import DEFAULT_CONTEXT
 from .forms import GoldItem, gold_items, is_count, normalise
 from .operands import candidate_rows, drawing_charts, page_operands
@@ -286,6 +287,7 @@ def build_map(
         _add_operands(emap, readings, listed_set)
     if emap.asks_a_value():
         _add_drawing_charts(emap, readings, listed_set)
+        _add_changes(emap, readings, items, listed_set)
     if emap.unread:
         shown = "; ".join(emap.unread[:3]) + ("; ..." if len(emap.unread) > 3 else "")
         emap.notes.append(f"{len(emap.unread)} page(s) could not be read fully: {shown}")
@@ -354,6 +356,25 @@ def _add_drawing_charts(
             f"{len(found)} chart(s) naming the question's terms, on page(s)"
             f" {sorted({m.page for m in found})}: they draw the answer, labelled or not;"
             " evidence edits take them away whole"
+        )
+
+
+def _add_changes(
+    emap: EvidenceMap,
+    readings: dict[int, PageReadings],
+    items: Sequence[GoldItem],
+    listed: set[int],
+) -> None:
+    """A base percent and a stated change that give the gold (:mod:`.changes`), as
+    operands, and a note."""
+    found = change_operands(readings, items, emap.anchors, listed)
+    found = [m for m in found if m not in emap.operands]
+    if found:
+        emap.operands += found
+        shown = "; ".join(repr(m.printed[:60]) for m in found[:2])
+        emap.notes.append(
+            f"a base and a change in points give the answer: {shown} (page(s)"
+            f" {sorted({m.page for m in found})}); evidence edits take their numbers away"
         )
 
 

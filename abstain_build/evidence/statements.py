@@ -150,7 +150,7 @@ def _row(words: Sequence[Word], span: Box) -> list[int]:
     return out
 
 
-def _sentence(words: Sequence[Word], first: int, last: int) -> list[int]:
+def sentence_of(words: Sequence[Word], first: int, last: int) -> list[int]:
     """The words of the sentence holding ``words[first..last]``, in reading order."""
     start = first
     while start > 0 and first - start < SENTENCE_REACH:
@@ -190,7 +190,7 @@ def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors)
         printing = match.words()
         span = union_box([words[i].bbox for i in printing])
         row = _row(words, span)
-        sentence = _sentence(words, match.first, match.last)
+        sentence = sentence_of(words, match.first, match.last)
         near = set(range(max(0, match.first - WINDOW), min(len(words), match.last + WINDOW + 1)))
         near.update(row)
         found = anchors.found_in(s for i in near for s in stems[i])

@@ -410,6 +410,9 @@ def test_a_kit_ships_no_gold_no_original_and_no_transform_name(
                 shipped["document.pdf"]
                 != (fixture_root(builds, entry) / control["document"]).read_bytes()
             )
+    # Scratch work stays in the reader's folder: a file left in /tmp is seen by the next.
+    guide = (tmp_path / "kits" / "README.md").read_text(encoding="utf-8")
+    assert "rNN/scratch/" in guide and "never in a shared place" in guide
     # Readers never get two items of one source.
     by_reader: dict[str, list[str]] = {}
     for entry in keys:

@@ -351,5 +351,7 @@ for: leave those two as they are and fill in the rest):
   write and still makes sense with its options, "no" (and why, in `damage`) if not.
 
 Do not look for the questions elsewhere (on disk or in memory of other datasets' files);
-answer from what is in your folder and what you know.
+answer from what is in your folder and what you know. Keep anything you make while
+reading (enhanced images, notes, scripts) inside your own folder, say `rNN/scratch/`,
+never in a shared place such as `/tmp`: another reader's files there are not yours to see.
 """

@@ -588,26 +588,11 @@ def ocr_image(
         if array.ndim in (2, 3):
             return []
         raise ValueError(f"OCR needs H x W (x C) pixels, got shape {array.shape}")
+    if not use_cache:
+        return list(_read(array, name, psm, min_conf, dpi))
     engine = engine_name(name)
     key = cache_key(array, psm=psm, min_conf=min_conf, dpi=dpi, engine=engine)
-    directory = ocr_cache_dir() if use_cache else None
-    if use_cache:
-        cached = _memory_get(key)
-        if cached is not None:
-            with _cache_lock:
-                _stats["memory_hits"] += 1
-            return list(cached)
-        if directory is not None:
-            cached = _from_disk(directory, key)
-            if cached is not None:
-                return list(cached)
-    if directory is None:
-        return list(_read(array, name, engine, key, psm, min_conf, dpi, None, use_cache))
-    with keyed_lock(directory, key):
-        cached = _from_disk(directory, key)  # read by another worker while this one waited
-        if cached is not None:
-            return list(cached)
-        return list(_read(array, name, engine, key, psm, min_conf, dpi, directory, use_cache))
+    return _kept(key, lambda: _read(array, name, psm, min_conf, dpi), engine)
 
 
 def cached_words(key: str, read: Callable[[], Sequence[Word]]) -> list[Word]:
@@ -615,21 +600,33 @@ def cached_words(key: str, read: Callable[[], Sequence[Word]]) -> list[Word]:
     the run's caches as :func:`ocr_image` keeps its results: for a reading made of many
     engine calls (the label pass's crops), so a page read again by another sample, worker
     or resumed run is not read again."""
+    return _kept(key, read, engine_name())
+
+
+def _kept(key: str, read: Callable[[], Sequence[Word]], engine: str) -> list[Word]:
+    """The words kept under ``key`` in memory or on disk, else ``read()``'s, kept in both.
+    One worker reads a key at a time (a lock file); the others wait and take its result."""
     cached = _memory_get(key)
     if cached is not None:
+        with _cache_lock:
+            _stats["memory_hits"] += 1
         return list(cached)
     directory = ocr_cache_dir()
+    if directory is not None:
+        cached = _from_disk(directory, key)
+        if cached is not None:
+            return list(cached)
     if directory is None:
         words = tuple(read())
         _memory_put(key, words)
         return list(words)
     with keyed_lock(directory, key):
-        cached = _from_disk(directory, key)
+        cached = _from_disk(directory, key)  # read by another worker while this one waited
         if cached is not None:
             return list(cached)
         words = tuple(read())
         _memory_put(key, words)
-        _disk_put(directory, key, words, engine_name())
+        _disk_put(directory, key, words, engine)
         return list(words)
 
 
@@ -644,28 +641,15 @@ def _from_disk(directory: Path, key: str) -> tuple[Word, ...] | None:
 
 
 def _read(
-    array: np.ndarray,
-    name: str,
-    engine: str,
-    key: str,
-    psm: int,
-    min_conf: float,
-    dpi: int | None,
-    directory: Path | None,
-    use_cache: bool,
+    array: np.ndarray, name: str, psm: int, min_conf: float, dpi: int | None
 ) -> tuple[Word, ...]:
-    """Run the engine on ``array`` and keep the result (memory, and ``directory``)."""
+    """Run the engine on ``array``: its words at ``min_conf`` or above."""
     pixels = prepare_pixels(array)
     started = time.perf_counter()
     found = _run_tesserocr(pixels, psm, dpi) if name == "tesserocr" else _run_cli(pixels, psm, dpi)
     elapsed = time.perf_counter() - started
-    words = tuple(w for w in found if w.conf >= min_conf)
     with _cache_lock:
         _stats["engine_calls"] += 1
         _stats["engine_seconds"] += elapsed
         _stats["engine_pixels"] += array.shape[0] * array.shape[1]
-    if use_cache:
-        _memory_put(key, words)
-        if directory is not None:
-            _disk_put(directory, key, words, engine)
-    return words
+    return tuple(w for w in found if w.conf >= min_conf)

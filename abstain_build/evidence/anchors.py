@@ -172,16 +172,21 @@ def counted_things(question: str) -> tuple[str, ...]:
     """Stems of the words a "how many" question counts ("How many reportable segments are
     listed in Table 1?" -> ("report", "segment")), or ()."""
     match = _HOW_MANY.search(question)
-    if not match:
-        return ()
+    # "how many of the people": what it counts comes after the stopwords.
+    return _leading_stems(match.group(1), frozenset(), COUNTED_WORDS) if match else ()
+
+
+def _leading_stems(text: str, skipped: frozenset[str], most: int) -> tuple[str, ...]:
+    """Stems of the first run of content words of ``text`` (at most ``most``): stopwords,
+    numbers and ``skipped`` words before it are passed over, and end it after."""
     words: list[str] = []
-    for token in normalise(match.group(1)).split():
-        if token in _STOPWORDS or token.isdigit():
+    for token in normalise(text).split():
+        if token in _STOPWORDS or token in skipped or token.isdigit():
             if words:
                 break
-            continue  # "how many of the people": what it counts comes after
+            continue
         words.append(stem(token))
-        if len(words) == COUNTED_WORDS:
+        if len(words) == most:
             break
     return tuple(words)
 
@@ -207,18 +212,8 @@ def total_parts(question: str) -> tuple[str, ...]:
     """Stems of what a total the question asks about counts ("global streaming
     memberships" -> ("stream", "member")), or () when it asks about no total."""
     match = _TOTAL.search(question)
-    if not match:
-        return ()
-    words: list[str] = []
-    for token in normalise(match.group(1)).split():
-        if token in _STOPWORDS or token in _ASKED or token.isdigit():
-            if words:
-                break
-            continue  # "total number of stores": what it counts comes after
-        words.append(stem(token))
-        if len(words) == PART_WORDS:
-            break
-    return tuple(words)
+    # "total number of stores": what it counts comes after the asked words.
+    return _leading_stems(match.group(1), _ASKED, PART_WORDS) if match else ()
 
 
 def content_stems(text: str) -> list[str]:

@@ -17,6 +17,7 @@ from abstain_build.blind import BlindGate, blind_cues
 from abstain_build.blind.cues import nearest_option, quotes_answer
 from abstain_build.blind.model import build_blind_request
 from abstain_build.model import DocumentRef, Sample, SourceInfo
+from abstain_build.validity.ledger import Reading
 
 from .conftest import FIXTURES, read_jsonl, run_cli, write_jsonl
 from .model_server import ModelServer, Received, reply
@@ -370,3 +371,58 @@ def test_a_document_question_names_its_document_to_the_blind_model(
     finally:
         client.close()
     assert verdict.verdict == "knowledge" and verdict.accuracy == 1.0
+
+
+def recall(source: str, reader: str, verdict: str, basis: str, note: str = "") -> Reading:
+    return Reading(
+        item="0123456789abcdef",
+        source=source,
+        dataset="mine",
+        transform="aggressive_multi_mask",
+        version=1,
+        mode="rule",
+        kind="Essential",
+        answer_format="multiple-choice",
+        reader=reader,
+        answer="A",
+        confidence="high" if verdict == "answerable" else "low",
+        verdict=verdict,
+        note=note,
+        date="2026-11-27",
+        basis=basis,
+    )
+
+
+def test_questions_readers_answered_from_recall_are_counted_by_reader() -> None:
+    from abstain_build.validity.ledger import GOLD_AT_LOW_CONFIDENCE
+    from abstain_build.validity.recall import recalled_sources
+
+    low = GOLD_AT_LOW_CONFIDENCE + "; damage: blurred"
+    readings = [
+        recall("governor", "a-r01", "answerable", "knowledge"),
+        recall("governor", "b-r02", "doubtful", "memory", low),  # the gold, low confidence
+        recall("once", "a-r01", "answerable", "memory"),
+        recall("once", "a-r01", "answerable", "memory"),  # the same reader twice
+        recall("read", "a-r01", "answerable", "shipped"),  # read off the page: no recall
+        recall("read", "b-r02", "answerable", "shipped"),
+        recall("other", "a-r01", "doubtful", "memory", "settled on another answer (high)"),
+        recall("other", "b-r02", "doubtful", "memory", "settled on another answer (high)"),
+    ]
+    assert recalled_sources(readings) == {"governor": 2}
+
+
+@pytest.mark.slow
+def test_a_question_readers_answered_from_recall_gets_no_evidence_edit(tmp_path: Path) -> None:
+    """Readers named a governor from the plan's date under every edit of its cover: the
+    ledger's readings make the question knowledge-recoverable, method "readings"."""
+    source = blind_dataset(tmp_path / "src")
+    ledger = tmp_path / "mine.jsonl"
+    readings = [recall("chart", r, "answerable", "memory") for r in ("a-r01", "b-r02")]
+    ledger.write_text("".join(r.model_dump_json() + "\n" for r in readings))
+    rows, manifest = build(source, tmp_path / "out", "--ledger", str(ledger))
+    chart = [r for r in rows if r["group_id"] == "chart"]
+    assert chart and all(r["blind"]["method"] == "readings" for r in chart)
+    assert all(r["blind"]["verdict"] == "knowledge" for r in chart)
+    assert "2 blind readers" in chart[0]["blind"]["evidence"][0]
+    assert not [r for r in chart if r["transform"] and r["transform"]["target"] == "image"]
+    assert manifest["counts"]["blind"]["knowledge"] == 2  # the pancreas by its cue, too

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..model import Sample
 from .cues import blind_cues
 from .model import ask_blind
-from .verdict import EVIDENCE_NEEDED, KNOWLEDGE, BlindVerdict
+from .verdict import EVIDENCE_NEEDED, KNOWLEDGE, READINGS, BlindVerdict
 
 if TYPE_CHECKING:
     from ..models import ModelClient
@@ -22,11 +23,21 @@ def removes_evidence(transform: Transform) -> bool:
 
 class BlindGate:
     """Verdicts for one worker: from ``client`` when given, else from the offline cues.
-    Each sample is checked once per process (routing and building ask twice)."""
+    Each sample is checked once per process (routing and building ask twice).
 
-    def __init__(self, policy: str = "rewrite", client: ModelClient | None = None) -> None:
+    ``recalled``: source id -> how many blind readers gave its gold from memory or
+    knowledge (:mod:`..validity.recall`); such a sample is knowledge-recoverable whatever
+    the cues or the model say, since readers already showed it."""
+
+    def __init__(
+        self,
+        policy: str = "rewrite",
+        client: ModelClient | None = None,
+        recalled: Mapping[str, int] | None = None,
+    ) -> None:
         self.policy = policy
         self.client = client
+        self.recalled = dict(recalled or {})
         self._seen: dict[str, BlindVerdict] = {}
 
     @property
@@ -40,6 +51,16 @@ class BlindGate:
         return self._seen[sample.id]
 
     def _check(self, sample: Sample) -> BlindVerdict:
+        readers = self.recalled.get(sample.id)
+        if readers:
+            return BlindVerdict(
+                method=READINGS,
+                verdict=KNOWLEDGE,
+                evidence=[
+                    f"{readers} blind readers of its counterparts gave the gold from memory"
+                    " or knowledge (validity ledger)"
+                ],
+            )
         cues = blind_cues(sample)
         heuristic = BlindVerdict(
             method="heuristic", verdict=KNOWLEDGE if cues else EVIDENCE_NEEDED, evidence=cues

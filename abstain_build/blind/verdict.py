@@ -10,6 +10,9 @@ KNOWLEDGE = "knowledge"
 #: The question needs what its images or document show.
 EVIDENCE_NEEDED = "evidence"
 
+#: The method of a verdict taken from blind readings (the validity ledger's recalls).
+READINGS = "readings"
+
 #: What a knowledge verdict does to a sample:
 #: ``rewrite``: only question rewrites may build its counterpart (default);
 #: ``skip``: the sample is not used as a source;
@@ -21,7 +24,7 @@ POLICIES = ("rewrite", "skip", "record")
 class BlindVerdict:
     """One sample's verdict: how it was reached and what supports it."""
 
-    #: "heuristic" or "model:<spec label>".
+    #: "heuristic", "readings" or "model:<spec label>".
     method: str
     verdict: str
     #: Why: the heuristic's cues that fired, or the model's graded answers.

@@ -116,6 +116,7 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
         answer_changed=config.answer_changed,
         blind_gate=config.blind_gate,
         blind_policy=config.blind_policy,
+        recalled=recalled_questions(config),
     )
     for spec in (config.llm, config.blind_gate):
         if spec:  # fails now, before anything is written, when the key is missing
@@ -143,6 +144,16 @@ def qc_spec(config: BuildConfig) -> QcSpec | None:
         model_options=model_options(config),
         validity=validity_policy(config),
     )
+
+
+def recalled_questions(config: BuildConfig) -> tuple[tuple[str, int], ...]:
+    """The sources blind readers answered from recall, in the package's readings and the
+    run's ledgers (:mod:`..validity.recall`)."""
+    from ..validity.ledger import read_ledgers
+    from ..validity.recall import recalled_sources
+
+    readings = read_ledgers([Path(p) for p in config.ledgers])
+    return tuple(recalled_sources(readings).items())
 
 
 def validity_policy(config: BuildConfig) -> ValidityPolicy:

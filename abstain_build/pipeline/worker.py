@@ -66,6 +66,8 @@ class JobSpec:
     blind_gate: str | None = None
     #: What a knowledge-recoverable sample gets: "rewrite", "skip" or "record".
     blind_policy: str = "rewrite"
+    #: Sources blind readers answered from recall (:mod:`..validity.recall`): id -> readers.
+    recalled: tuple[tuple[str, int], ...] = ()
 
     def build_transforms(self) -> list[Transform]:
         registry = get_registry(self.plugins)
@@ -146,7 +148,7 @@ class SampleProcessor:
         configure_ocr_cache(Path(job.out_dir) / "state" / "ocr")
         self.llm = ModelClient(job.llm, job.model_options) if job.llm else None
         blind_client = ModelClient(job.blind_gate, job.model_options) if job.blind_gate else None
-        self.blind = BlindGate(job.blind_policy, blind_client)
+        self.blind = BlindGate(job.blind_policy, blind_client, dict(job.recalled))
         self._verifier: Verifier | None = None
 
     @property

@@ -31,6 +31,7 @@ from .ledger import (
     CONFIDENCES,
     CONFLICTING,
     DOUBTFUL,
+    GOLD_AT_LOW_CONFIDENCE,
     UNANSWERABLE,
     Reading,
 )
@@ -126,7 +127,7 @@ def _verdict(key: dict[str, Any], answer: dict[str, Any]) -> tuple[str, str, lis
     if result.correct:
         if sure:
             return ANSWERABLE, result.rule, notes
-        return DOUBTFUL, result.rule, [*notes, "the gold, at low confidence"]
+        return DOUBTFUL, result.rule, [*notes, GOLD_AT_LOW_CONFIDENCE]
     if sure:
         return DOUBTFUL, result.rule, [*notes, f"settled on another answer ({confidence})"]
     return UNANSWERABLE, result.rule, notes

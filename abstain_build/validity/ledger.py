@@ -30,6 +30,8 @@ VERDICTS = (UNANSWERABLE, CONFLICTING, ANSWERABLE, DOUBTFUL)
 #: Verdicts that count as a valid counterpart (SPEC 8): no answer can be settled on, or the
 #: item states two values for the asked thing and nothing says which is true.
 VALID = frozenset({UNANSWERABLE, CONFLICTING})
+#: How a doubtful reading that gave the gold at low confidence opens its note.
+GOLD_AT_LOW_CONFIDENCE = "the gold, at low confidence"
 CONFIDENCES = ("high", "medium", "low", "guess", "none")
 
 Verdict = Literal["unanswerable", "conflicting", "answerable", "doubtful"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .ledger import ANSWERABLE, CONFLICTING, DOUBTFUL, UNANSWERABLE, Reading
+from .recall import RECALLED
 
 #: Two-sided 95%.
 Z95 = 1.959963984540054
@@ -103,7 +104,6 @@ def _estimate(
 
 
 #: What a failed reading rests on when the reader recalled the answer rather than read it.
-RECALLED = ("memory", "knowledge")
 
 
 @dataclass(frozen=True)

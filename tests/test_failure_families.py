@@ -1395,3 +1395,33 @@ def test_a_base_and_a_change_in_points_are_operands_of_the_percent_they_give() -
         for t in ["Among", "them,", "it", "rose", "by", "six", "points.", "Next"]
     ]
     assert clause_of(words, 5) == [2, 3, 4, 5, 6]
+
+
+@pytest.mark.shared_data
+def test_number_erasure_declines_a_decimal_comma_label_that_marks_a_bar(
+    shared_data: Path,
+) -> None:
+    """The deck's slide 10 labels its bars "1,3", "1,6", "0,8": no number a page's numbers
+    parse, so the gold's label was erased as a word and the others stayed, and a reader
+    measured the Google Play bar against them (1.3 million). The map reads "1,3" as the
+    gold; its bar is drawn, so erasing numbers is declined."""
+    pdf = (
+        shared_data
+        / "mmlongbench-doc"
+        / "documents"
+        / "reportq32015-151009093138-lva1-app6891_95.pdf"
+    )
+    question = (
+        "In 2014, which one has more mobile apps globally, Apple App store or Google Play"
+        " store? How many Apps does it have in million?"
+    )
+    sample = replace(
+        doc_sample(pdf, (10,)),
+        question=question,
+        answer="['Google Play store', '1.3']",
+        answer_format="List",
+    )
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    with pytest.raises(NotApplicable, match="'1,3' labels a chart on page 10"):
+        run_transform(get_registry().get("remove_numeric_tokens")(), sample, inputs, 0)

@@ -25,7 +25,7 @@ from ..registry import register_transform
 @register_transform
 class RemoveNumericTokens(NumericPageTransform):
     name = "remove_numeric_tokens"
-    version = 14
+    version = 15
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE
@@ -146,10 +146,15 @@ def _drawn_answer(
     if not transform.gold_numbers(ctx):
         return None
     answer = transform.answer_numbers(numbers, ctx, number)
+    # The map's statements too: a label the page's numbers leave out ("1,3" on a slide
+    # whose labels use decimal commas) labels its bar all the same.
+    stated = ctx.evidence().statements([number])
+    spans = [m.span for m in stated]
     charts, computed = transform.answer_charts(
-        page, number, ctx, [n.rect for n in numbers], [n.rect for n in answer]
+        page, number, ctx, [n.rect for n in numbers] + spans, [n.rect for n in answer] + spans
     )
     if not charts:
         return None
     labelled = [n.text for n in answer if centre_inside(n.rect, charts)]
+    labelled += [m.printed for m in stated if centre_inside(m.span, charts)]
     return drawn_answer(number, labelled, computed)

@@ -334,24 +334,44 @@ def test_what_an_answer_rests_on_is_filed_and_the_table_splits_the_failures(tmp_
 # -- kits ----------------------------------------------------------------------------------
 
 
-def test_a_question_recalled_under_two_edits_is_named_and_one_edit_is_not():
+def test_questions_recalled_or_contested_by_two_readers_are_named_and_one_reader_not():
     """Readers gave Florida's governor from knowledge under every edit of its cover: the
-    question, not the edit, fails. One recalled answer under one edit (or answers read off
-    the shipped item) names nothing."""
+    question, not the edit, fails. One recalled answer (or answers read off the shipped
+    item) names nothing. Readers who settle, from the item, on another answer than the
+    gold name a contested question."""
     governor = [
-        reading(name, "answerable", source="gov", basis="knowledge", item=f"g{k:015d}")
+        reading(
+            name, "answerable", source="gov", basis="knowledge", item=f"g{k:015d}", reader=f"r{k}"
+        )
         for k, name in enumerate(["dense_mask", "full_page_blur", "hide_evidence_page"])
     ] + [reading("remove_visual_element", source="gov", item="g000000000000009")]
     once = [reading("dense_mask", "answerable", source="one", basis="memory", item="o" * 16)]
     shipped = [
-        reading(name, "answerable", source="read", basis="shipped", item=f"r{k:015d}")
+        reading(
+            name, "answerable", source="read", basis="shipped", item=f"r{k:015d}", reader=f"r{k}"
+        )
         for k, name in enumerate(["dense_mask", "full_page_blur"])
     ]
-    table = ValidityTable.from_readings(governor + once + shipped)
+    other = "settled on another answer (high)"
+    gap = [
+        reading(
+            name,
+            "doubtful",
+            source="gap",
+            basis="shipped",
+            note=other,
+            item=f"p{k:015d}",
+            reader=f"r{k}",
+        )
+        for k, name in enumerate(["dense_mask", "full_page_blur"])
+    ]
+    table = ValidityTable.from_readings(governor + once + shipped + gap)
     (named,) = table.recalled
-    assert (named.source, named.n, named.recalled) == ("gov", 4, 3)
+    assert (named.source, named.n, named.readers) == ("gov", 4, 3)
     assert named.transforms == ("dense_mask", "full_page_blur", "hide_evidence_page")
     assert table.to_json()["recalled_sources"][0]["source"] == "gov"
+    assert [s.source for s in table.contested] == ["gap"]
+    assert table.to_json()["contested_sources"][0]["readers"] == 2
     # Readings of a retired version are history: they name nothing either.
     table = ValidityTable.from_readings(governor, versions={"dense_mask": 2, "full_page_blur": 2})
     assert table.recalled == []

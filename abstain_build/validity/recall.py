@@ -18,13 +18,15 @@ unanswerable ones.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from .ledger import ANSWERABLE, DOUBTFUL, GOLD_AT_LOW_CONFIDENCE, Reading
 
 #: What an answer rests on when no edit of the evidence could have taken it away.
 RECALLED = ("memory", "knowledge")
-#: Distinct readers who must have recalled a question's gold before it counts as recall.
+#: Distinct readers who must agree before a question counts as recalled (or contested).
 MIN_RECALLERS = 2
 
 
@@ -35,13 +37,64 @@ def reached_gold(reading: Reading) -> bool:
     return reading.verdict == DOUBTFUL and GOLD_AT_LOW_CONFIDENCE in reading.note
 
 
-def recalled_sources(
-    readings: Iterable[Reading], min_readers: int = MIN_RECALLERS
-) -> dict[str, int]:
-    """Source sample id -> how many distinct readers gave its gold from memory or
-    knowledge, for the sources with ``min_readers`` or more."""
-    readers: dict[str, set[str]] = defaultdict(set)
+def recalled(reading: Reading) -> bool:
+    """The reader gave the gold from memory or knowledge, not from the item."""
+    return reading.basis in RECALLED and reached_gold(reading)
+
+
+def contested(reading: Reading) -> bool:
+    """The reader settled, from the item itself, on an answer that is not the gold: a list
+    with items missing, another reading of the question, a gold the document does not
+    print ("301" where two tables give 87 - 31 = 56)."""
+    return reading.basis == "shipped" and reading.verdict == DOUBTFUL and not reached_gold(reading)
+
+
+@dataclass(frozen=True)
+class SourceReadings:
+    """A source question several readers answered alike (recalled, or contested)."""
+
+    dataset: str
+    source: str
+    #: Its readings, and the distinct readers among them that answered alike.
+    n: int
+    readers: int
+    #: The transforms under which they did.
+    transforms: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "source": self.source,
+            "n": self.n,
+            "readers": self.readers,
+            "transforms": list(self.transforms),
+        }
+
+
+def sources_where(
+    readings: Iterable[Reading],
+    alike: Callable[[Reading], bool],
+    min_readers: int = MIN_RECALLERS,
+) -> list[SourceReadings]:
+    """The sources whose readings ``alike`` holds for, by ``min_readers`` distinct readers
+    or more, most readers first."""
+    grouped: dict[tuple[str, str], list[Reading]] = defaultdict(list)
     for reading in readings:
-        if reading.basis in RECALLED and reached_gold(reading):
-            readers[reading.source].add(reading.reader)
-    return {s: len(r) for s, r in sorted(readers.items()) if len(r) >= min_readers}
+        grouped[(reading.dataset, reading.source)].append(reading)
+    out = []
+    for (dataset, source), group in grouped.items():
+        hits = [r for r in group if alike(r)]
+        readers = len({r.reader for r in hits})
+        if readers >= min_readers:
+            transforms = tuple(sorted({r.transform for r in hits}))
+            out.append(SourceReadings(dataset, source, len(group), readers, transforms))
+    return sorted(out, key=lambda s: (-s.readers, s.dataset, s.source))
+
+
+def recalled_sources(readings: Iterable[Reading]) -> dict[str, int]:
+    """Source sample id -> how many distinct readers gave its gold from memory or
+    knowledge, for the sources :data:`MIN_RECALLERS` readers or more recalled."""
+    found: dict[str, int] = {}
+    for source in sources_where(readings, recalled):
+        found[source.source] = max(found.get(source.source, 0), source.readers)
+    return dict(sorted(found.items()))

@@ -94,11 +94,21 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
         )
     if table.recalled:
         console.print(
-            "Questions readers answered from memory or knowledge under two edits or more (they"
-            " test recall, not abstention; a benchmark may leave them out): "
+            "Questions two readers or more answered from memory or knowledge (they test"
+            " recall, not abstention; builds give them no evidence edit): "
             + "; ".join(
-                f"{s.source} ({s.dataset}, {s.recalled} of {s.n}: {', '.join(s.transforms)})"
+                f"{s.source} ({s.dataset}, {s.readers} of {s.n}: {', '.join(s.transforms)})"
                 for s in table.recalled
+            )
+        )
+    if table.contested:
+        console.print(
+            "Questions two readers or more answered from the item with another answer than"
+            " the gold (a list's items missed, another reading of the question, a gold the"
+            " document does not print: worth checking before a benchmark keeps them): "
+            + "; ".join(
+                f"{s.source} ({s.dataset}, {s.readers} of {s.n}: {', '.join(s.transforms)})"
+                for s in table.contested
             )
         )
     if table.retired:

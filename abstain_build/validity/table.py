@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .ledger import ANSWERABLE, CONFLICTING, DOUBTFUL, UNANSWERABLE, Reading
-from .recall import RECALLED
+from .recall import SourceReadings, contested, recalled, sources_where
 
 #: Two-sided 95%.
 Z95 = 1.959963984540054
@@ -103,47 +103,6 @@ def _estimate(
     )
 
 
-#: What a failed reading rests on when the reader recalled the answer rather than read it.
-
-
-@dataclass(frozen=True)
-class RecalledSource:
-    """A source question readers answered from memory or knowledge under several edits:
-    the edit is not what fails, the question is (it tests recall, not abstention)."""
-
-    dataset: str
-    source: str
-    #: Counted readings of its counterparts, and how many were answered from recall.
-    n: int
-    recalled: int
-    #: The transforms under which a reader recalled the answer.
-    transforms: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "dataset": self.dataset,
-            "source": self.source,
-            "n": self.n,
-            "recalled": self.recalled,
-            "transforms": list(self.transforms),
-        }
-
-
-def recalled_sources(readings: Iterable[Reading]) -> list[RecalledSource]:
-    """The sources whose counterparts readers answered from memory or knowledge under two
-    transforms or more, most recalled first."""
-    counted: dict[tuple[str, str], list[Reading]] = defaultdict(list)
-    for reading in readings:
-        counted[(reading.dataset, reading.source)].append(reading)
-    out = []
-    for (dataset, source), group in counted.items():
-        recalled = [r for r in group if not r.valid and r.basis in RECALLED]
-        transforms = tuple(sorted({r.transform for r in recalled}))
-        if len(transforms) >= 2:
-            out.append(RecalledSource(dataset, source, len(group), len(recalled), transforms))
-    return sorted(out, key=lambda s: (-s.recalled, s.dataset, s.source))
-
-
 @dataclass
 class ValidityTable:
     """Estimates at the current versions, built once from the readings (picklable)."""
@@ -163,8 +122,11 @@ class ValidityTable:
     #: per transform: {"shipped": 3, "memory": 5, "": 2} ("" where the reading predates
     #: the question): the failures an edit can still fix, and those no edit can.
     bases: dict[str, dict[str, int]] = field(default_factory=dict)
-    #: Sources answered from recall under several edits (:func:`recalled_sources`).
-    recalled: list[RecalledSource] = field(default_factory=list)
+    #: Sources several readers answered from recall (:func:`.recall.recalled`), and those
+    #: several readers answered from the item with another answer than the gold
+    #: (:func:`.recall.contested`).
+    recalled: list[SourceReadings] = field(default_factory=list)
+    contested: list[SourceReadings] = field(default_factory=list)
 
     @classmethod
     def from_readings(
@@ -191,7 +153,9 @@ class ValidityTable:
                 counts[reading.basis] = counts.get(reading.basis, 0) + 1
             by_transform[(reading.transform, reading.mode)].append(reading)
             by_cell[(reading.transform, reading.mode, reading.kind)].append(reading)
-        table.recalled = recalled_sources(r for group in by_transform.values() for r in group)
+        counted = [r for group in by_transform.values() for r in group]
+        table.recalled = sources_where(counted, recalled)
+        table.contested = sources_where(counted, contested)
         for (name, mode), group in sorted(by_transform.items()):
             table.overall[(name, mode)] = _estimate(name, current[name], mode, ALL_KINDS, group)
         for (name, mode, kind), group in sorted(by_cell.items()):
@@ -233,5 +197,6 @@ class ValidityTable:
             "carried": dict(sorted(self.carried.items())),
             "failed_on": {name: dict(sorted(c.items())) for name, c in sorted(self.bases.items())},
             "recalled_sources": [source.to_json() for source in self.recalled],
+            "contested_sources": [source.to_json() for source in self.contested],
             "cell_min_readings": CELL_MIN_READINGS,
         }

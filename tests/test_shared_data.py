@@ -65,7 +65,8 @@ def test_real_hidden_pages_are_blank_in_pixels_and_text(mmlbd_run) -> None:
                 assert document[number - 1].get_text().strip() == ""
                 assert np.asarray(Image.open(out / image).convert("L")).min() == 255
                 checked += 1
-    assert checked >= 15
+    # Questions readers answered from recall get no page edit (blind check from readings).
+    assert checked >= 5
 
 
 def test_real_temporal_drift_leaves_the_documents_period(mmlbd_run) -> None:

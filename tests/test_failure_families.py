@@ -24,6 +24,19 @@ from abstain_build.transforms.functional.asks import counts_parts, graphical_ask
 from .conftest import gradient_image, png_bytes
 from .test_transforms_document import ACME, doc_sample
 
+#: The shared Appota deck: image-only slides of charts and app icons.
+APPOTA_DECK = "reportq32015-151009093138-lva1-app6891_95.pdf"
+
+
+def prepared(pdf: Path, pages: tuple[int, ...], **fields: str) -> tuple[Sample, SampleInputs]:
+    """A question on ``pdf`` with its evidence ``pages`` (``fields`` replace the sample's),
+    and its inputs, validated."""
+    sample = replace(doc_sample(pdf, pages), **fields)
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    return sample, inputs
+
+
 # Questions of MMLongBench-Doc (its all_questions.json), and value questions beside them.
 GRAPHICAL = [
     "How many pie charts are there in the paper?",
@@ -836,12 +849,7 @@ def test_the_slide_s_wrapped_app_name_is_masked_whole(shared_data: Path) -> None
     from abstain_build.evidence.map import evidence_map
     from abstain_build.transforms.functional.evidence_edits import covered
 
-    pdf = (
-        shared_data
-        / "mmlongbench-doc"
-        / "documents"
-        / "reportq32015-151009093138-lva1-app6891_95.pdf"
-    )
+    pdf = shared_data / "mmlongbench-doc" / "documents" / APPOTA_DECK
     question = (
         "Which APP on APPOTA platform is top 10 Vietnam Android App, but not top 10 Vietnam"
         " iOS App?"
@@ -1351,10 +1359,7 @@ def test_a_chart_whose_legend_prints_the_periods_of_an_asked_change_draws_it() -
     from abstain_build.evidence.map import evidence_map
 
     def item(question: str) -> tuple[Sample, SampleInputs]:
-        sample = replace(doc_sample(ACME, (3, 4)), question=question, answer="32.9%")
-        inputs = SampleInputs(sample)
-        inputs.validate()
-        return sample, inputs
+        return prepared(ACME, (3, 4), question=question, answer="32.9%")
 
     def charts(question: str) -> list[int]:
         emap = evidence_map(*item(question))
@@ -1408,23 +1413,13 @@ def test_number_erasure_declines_a_decimal_comma_label_that_marks_a_bar(
     parse, so the gold's label was erased as a word and the others stayed, and a reader
     measured the Google Play bar against them (1.3 million). The map reads "1,3" as the
     gold; its bar is drawn, so erasing numbers is declined."""
-    pdf = (
-        shared_data
-        / "mmlongbench-doc"
-        / "documents"
-        / "reportq32015-151009093138-lva1-app6891_95.pdf"
-    )
+    pdf = shared_data / "mmlongbench-doc" / "documents" / APPOTA_DECK
     question = (
         "In 2014, which one has more mobile apps globally, Apple App store or Google Play"
         " store? How many Apps does it have in million?"
     )
-    sample = replace(
-        doc_sample(pdf, (10,)),
-        question=question,
-        answer="['Google Play store', '1.3']",
-        answer_format="List",
+    item = prepared(
+        pdf, (10,), question=question, answer="['Google Play store', '1.3']", answer_format="List"
     )
-    inputs = SampleInputs(sample)
-    inputs.validate()
     with pytest.raises(NotApplicable, match="'1,3' labels a chart on page 10"):
-        run_transform(get_registry().get("remove_numeric_tokens")(), sample, inputs, 0)
+        run_transform(get_registry().get("remove_numeric_tokens")(), *item, 0)

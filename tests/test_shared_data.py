@@ -36,6 +36,9 @@ def mmlbd_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
         limit=REAL_QUESTIONS,
         routing="none",  # every transform on every real document it fits
         qc="none",  # the judges have their own tests; here: transforms and the gate
+        # Every sample edited, whatever the blind check says (it has its own tests): the
+        # readings it learns from grow with every reading round.
+        blind_policy="record",
     )
     return out, build(config)
 

@@ -426,3 +426,22 @@ def test_a_question_readers_answered_from_recall_gets_no_evidence_edit(tmp_path:
     assert "2 blind readers" in chart[0]["blind"]["evidence"][0]
     assert not [r for r in chart if r["transform"] and r["transform"]["target"] == "image"]
     assert manifest["counts"]["blind"]["knowledge"] == 2  # the pancreas by its cue, too
+
+
+def test_a_build_is_not_resumed_with_other_recalled_questions(tmp_path: Path) -> None:
+    """A killed build resumed after new readings flag one of its questions would mix two
+    blind checks: refused, as other validity figures are, with or without QC."""
+    from abstain_build import BuildConfig, build
+    from abstain_build.errors import ConfigError
+
+    source = blind_dataset(tmp_path / "src")
+    ledger = tmp_path / "mine.jsonl"
+    ledger.write_text("")
+    config = BuildConfig(
+        source=str(source), out=str(tmp_path / "out"), qc="none", ledgers=[str(ledger)], limit=1
+    )
+    build(config)
+    readings = [recall("chart", r, "answerable", "memory") for r in ("a-r01", "b-r02")]
+    ledger.write_text("".join(r.model_dump_json() + "\n" for r in readings))
+    with pytest.raises(ConfigError, match="blind_readings_sha256"):
+        build(config)

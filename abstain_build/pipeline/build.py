@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import logging
 import time
@@ -244,6 +245,9 @@ def _build(
     fingerprint = dict(config.fingerprint(), source_files_sha256=record_hashes)
     if job.qc is not None and job.qc.validity is not None:
         fingerprint["validity_ledger_sha256"] = job.qc.validity.ledger
+    # So must other recalled questions (the blind check from readings), QC or not.
+    recalled = json.dumps(job.recalled).encode("utf-8")
+    fingerprint["blind_readings_sha256"] = hashlib.sha256(recalled).hexdigest()
     done_entries = out.prepare(fingerprint, config.overwrite)
     given = Path(config.source)
     out.source_root = given if given.is_dir() else given.parent

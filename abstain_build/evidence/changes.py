@@ -16,6 +16,7 @@ them readable.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from decimal import Decimal
 
@@ -76,18 +77,20 @@ def _changes(words: Sequence[Word]) -> Iterator[tuple[int, int]]:
                 break
 
 
-def _equal(printed: float, value: Decimal) -> bool:
-    return Decimal(str(abs(printed))) == value
-
-
-def _percents(reading: Reading, value: Decimal) -> Iterator[int]:
-    """Indices of the words of ``reading`` printing ``value`` as a percent."""
-    for index, word in enumerate(reading.words):
-        for number in find_numbers(word.text):
-            printed = number.value
-            if number.kind == "percent" and printed is not None and _equal(printed, value):
-                yield index
-                break
+def _percents(readings: Sequence[Reading]) -> dict[Decimal, list[tuple[Reading, int]]]:
+    """Every printed percent of ``readings`` by value: (reading, index of its word), in
+    reading order. Read once: each stated change looks its base up here."""
+    found: dict[Decimal, list[tuple[Reading, int]]] = defaultdict(list)
+    for reading in readings:
+        for index, word in enumerate(reading.words):
+            values = {
+                Decimal(str(abs(number.value)))
+                for number in find_numbers(word.text)
+                if number.kind == "percent" and number.value is not None
+            }
+            for value in values:
+                found[value].append((reading, index))
+    return found
 
 
 def change_operands(
@@ -105,17 +108,20 @@ def change_operands(
     changes = [
         (reading, index, points) for reading in texts for index, points in _changes(reading.words)
     ]
+    if not changes:
+        return []
+    percents = _percents(texts)
     out: list[Mention] = []
     for gold in golds:
         for reading, index, points in changes:
             change = _operand(reading, index, anchors, listed)
+            if change is None:
+                continue
             bases = [
-                _operand(other, base, anchors, listed)
-                for other in texts
-                for base in _percents(other, gold - points)
+                _operand(other, base, anchors, listed) for other, base in percents[gold - points]
             ]
             found = [base for base in bases if base is not None]
-            if change is not None and found:
+            if found:
                 out += [change, *found]
     return out
 

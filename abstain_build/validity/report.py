@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .policy import ValidityPolicy
+from .recall import SourceReadings
 from .table import ALL_KINDS, Estimate
 
 
@@ -96,23 +97,25 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
         console.print(
             "Questions two readers or more answered from memory or knowledge (they test"
             " recall, not abstention; builds give them no evidence edit): "
-            + "; ".join(
-                f"{s.source} ({s.dataset}, {s.readers} of {s.n}: {', '.join(s.transforms)})"
-                for s in table.recalled
-            )
+            + _sources(table.recalled)
         )
     if table.contested:
         console.print(
             "Questions two readers or more answered from the item with another answer than"
             " the gold (a list's items missed, another reading of the question, a gold the"
             " document does not print: worth checking before a benchmark keeps them): "
-            + "; ".join(
-                f"{s.source} ({s.dataset}, {s.readers} of {s.n}: {', '.join(s.transforms)})"
-                for s in table.contested
-            )
+            + _sources(table.contested)
         )
     if table.retired:
         console.print(
             "Readings of older versions (history, not counted): "
             + ", ".join(f"{name} {n}" for name, n in table.retired.items())
         )
+
+
+def _sources(sources: list[SourceReadings]) -> str:
+    """Source questions as "ID (dataset, readers of n: transforms)", one after another."""
+    return "; ".join(
+        f"{s.source} ({s.dataset}, {s.readers} of {s.n}: {', '.join(s.transforms)})"
+        for s in sources
+    )

@@ -257,7 +257,7 @@ def test_the_model_path_grades_blind_answers_and_caches_them(
     assert verdicts["chart"]["verdict"] == "evidence" and verdicts["chart"]["accuracy"] == 0.0
     assert verdicts["organ"]["method"] == f"model:{spec}"
     assert manifest["counts"]["blind"]["by_method"] == {
-        f"model:{spec}": {"knowledge": 1, "evidence": 1}
+        f"model:{spec}": {"knowledge": 1, "evidence": 1, "contested": 0}
     }
     # Three asks per sample, each its own cache entry: routing and building share them.
     assert len(server.requests) == 6
@@ -411,21 +411,61 @@ def test_questions_readers_answered_from_recall_are_counted_by_reader() -> None:
     assert recalled_sources(readings) == {"governor": 2}
 
 
+def test_questions_readers_answer_otherwise_are_contested_by_share() -> None:
+    """Readers who settle, from the item, on another answer than the gold contest the
+    question when two or more do and they are a fifth of its readings or more: readings of
+    rounds that did not ask what an answer rests on, and carried copies, do not count."""
+    from abstain_build.validity.recall import contested_sources
+
+    other = "settled on another answer (high)"
+    readings = [
+        recall("gap", "a-r01", "doubtful", "shipped", other),
+        recall("gap", "b-r02", "doubtful", "shipped", other),
+        recall("gap", "b-r03", "unanswerable", ""),
+        *[recall("gap", "old-r01", "unanswerable", "") for _ in range(20)],  # basis not asked
+        recall("rare", "a-r01", "doubtful", "shipped", other),
+        recall("rare", "b-r02", "doubtful", "shipped", other),
+        *[recall("rare", f"b-r{n:02d}", "unanswerable", "") for n in range(3, 12)],
+        recall("alone", "a-r01", "doubtful", "shipped", other),
+        recall("alone", "a-r01", "doubtful", "shipped", other),  # the same reader twice
+        recall("gold", "a-r01", "answerable", "shipped"),  # read the gold: not contested
+        recall("gold", "b-r02", "answerable", "shipped"),
+    ]
+    carried = [r.model_copy(update={"carried_from": 1}) for r in readings[:2]]
+    assert contested_sources(readings + carried) == {"gap": 2}
+
+
 @pytest.mark.slow
-def test_a_question_readers_answered_from_recall_gets_no_evidence_edit(tmp_path: Path) -> None:
-    """Readers named a governor from the plan's date under every edit of its cover: the
-    ledger's readings make the question knowledge-recoverable, method "readings"."""
+@pytest.mark.parametrize(
+    ("verdict", "basis", "note", "expected"),
+    [
+        ("answerable", "memory", "", "knowledge"),
+        ("doubtful", "shipped", "settled on another answer (high)", "contested"),
+    ],
+)
+def test_a_question_readers_recalled_or_contested_gets_no_evidence_edit(
+    tmp_path: Path, verdict: str, basis: str, note: str, expected: str
+) -> None:
+    """Readers named a governor from the plan's date under every edit of its cover, or
+    settled on another answer than the gold: the ledger's readings rule evidence edits
+    out (method "readings"), and the card says how many sources that took."""
     source = blind_dataset(tmp_path / "src")
     ledger = tmp_path / "mine.jsonl"
-    readings = [recall("chart", r, "answerable", "memory") for r in ("a-r01", "b-r02")]
+    readings = [recall("chart", r, verdict, basis, note) for r in ("a-r01", "b-r02")]
     ledger.write_text("".join(r.model_dump_json() + "\n" for r in readings))
     rows, manifest = build(source, tmp_path / "out", "--ledger", str(ledger))
     chart = [r for r in rows if r["group_id"] == "chart"]
     assert chart and all(r["blind"]["method"] == "readings" for r in chart)
-    assert all(r["blind"]["verdict"] == "knowledge" for r in chart)
+    assert all(r["blind"]["verdict"] == expected for r in chart)
     assert "2 blind readers" in chart[0]["blind"]["evidence"][0]
     assert not [r for r in chart if r["transform"] and r["transform"]["target"] == "image"]
-    assert manifest["counts"]["blind"]["knowledge"] == 2  # the pancreas by its cue, too
+    blind = manifest["counts"]["blind"]
+    # The pancreas question is knowledge-recoverable by its cue, whatever the readings say.
+    assert (blind["knowledge"], blind["contested"]) == (
+        (2, 0) if expected == "knowledge" else (1, 1)
+    )
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert ("Contested sources: 1;" in card) == (expected == "contested")
 
 
 def test_a_build_is_not_resumed_with_other_recalled_questions(tmp_path: Path) -> None:

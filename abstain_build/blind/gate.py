@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..model import Sample
 from .cues import blind_cues
 from .model import ask_blind
-from .verdict import EVIDENCE_NEEDED, KNOWLEDGE, READINGS, BlindVerdict
+from .verdict import CONTESTED, EVIDENCE_NEEDED, KNOWLEDGE, READINGS, BlindVerdict
 
 if TYPE_CHECKING:
     from ..models import ModelClient
@@ -27,22 +27,26 @@ class BlindGate:
 
     ``recalled``: source id -> how many blind readers gave its gold from memory or
     knowledge (:mod:`..validity.recall`); such a sample is knowledge-recoverable whatever
-    the cues or the model say, since readers already showed it."""
+    the cues or the model say, since readers already showed it. ``contested``: source id
+    -> how many readers settled, from its counterparts, on another answer than the gold
+    (:func:`..validity.recall.contested_sources`); no evidence edit is tried on it either."""
 
     def __init__(
         self,
         policy: str = "rewrite",
         client: ModelClient | None = None,
         recalled: Mapping[str, int] | None = None,
+        contested: Mapping[str, int] | None = None,
     ) -> None:
         self.policy = policy
         self.client = client
         self.recalled = dict(recalled or {})
+        self.contested = dict(contested or {})
         self._seen: dict[str, BlindVerdict] = {}
 
     @property
     def decides(self) -> bool:
-        """Whether a knowledge verdict changes what the sample gets."""
+        """Whether a knowledge (or contested) verdict changes what the sample gets."""
         return self.policy != "record"
 
     def check(self, sample: Sample) -> BlindVerdict:
@@ -59,6 +63,16 @@ class BlindGate:
                 evidence=[
                     f"{readers} blind readers of its counterparts gave the gold from memory"
                     " or knowledge (validity ledger)"
+                ],
+            )
+        readers = self.contested.get(sample.id)
+        if readers:
+            return BlindVerdict(
+                method=READINGS,
+                verdict=CONTESTED,
+                evidence=[
+                    f"{readers} blind readers of its counterparts settled on another answer"
+                    " from what they were shown (validity ledger)"
                 ],
             )
         cues = blind_cues(sample)

@@ -117,7 +117,7 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
         answer_changed=config.answer_changed,
         blind_gate=config.blind_gate,
         blind_policy=config.blind_policy,
-        recalled=recalled_questions(config),
+        **questions_from_readings(config),
     )
     for spec in (config.llm, config.blind_gate):
         if spec:  # fails now, before anything is written, when the key is missing
@@ -147,14 +147,18 @@ def qc_spec(config: BuildConfig) -> QcSpec | None:
     )
 
 
-def recalled_questions(config: BuildConfig) -> tuple[tuple[str, int], ...]:
-    """The sources blind readers answered from recall, in the package's readings and the
-    run's ledgers (:mod:`..validity.recall`)."""
+def questions_from_readings(config: BuildConfig) -> dict[str, tuple[tuple[str, int], ...]]:
+    """The sources blind readers answered from recall, and those they answered with
+    another answer than the gold, in the package's readings and the run's ledgers
+    (:mod:`..validity.recall`): ``JobSpec.recalled`` and ``JobSpec.contested``."""
     from ..validity.ledger import read_ledgers
-    from ..validity.recall import recalled_sources
+    from ..validity.recall import contested_sources, recalled_sources
 
     readings = read_ledgers([Path(p) for p in config.ledgers])
-    return tuple(recalled_sources(readings).items())
+    return {
+        "recalled": tuple(recalled_sources(readings).items()),
+        "contested": tuple(contested_sources(readings).items()),
+    }
 
 
 def validity_policy(config: BuildConfig) -> ValidityPolicy:
@@ -245,9 +249,10 @@ def _build(
     fingerprint = dict(config.fingerprint(), source_files_sha256=record_hashes)
     if job.qc is not None and job.qc.validity is not None:
         fingerprint["validity_ledger_sha256"] = job.qc.validity.ledger
-    # So must other recalled questions (the blind check from readings), QC or not.
-    recalled = json.dumps(job.recalled).encode("utf-8")
-    fingerprint["blind_readings_sha256"] = hashlib.sha256(recalled).hexdigest()
+    # So must other recalled or contested questions (the blind check from readings), QC
+    # or not.
+    flagged = json.dumps([job.recalled, job.contested]).encode("utf-8")
+    fingerprint["blind_readings_sha256"] = hashlib.sha256(flagged).hexdigest()
     done_entries = out.prepare(fingerprint, config.overwrite)
     given = Path(config.source)
     out.source_root = given if given.is_dir() else given.parent

@@ -55,18 +55,27 @@ def transform_chart(counts: BuildCounts) -> bytes | None:
 
 
 def _blind_lines(config: dict[str, Any], counts: BuildCounts) -> list[str]:
-    """How many sources the blind check found answerable without their evidence."""
+    """How many sources the blind check found answerable without their evidence, and how
+    many readers answer otherwise."""
     blind = counts.blind_json()
     if not blind["checked"]:
         return []
     methods = ", ".join(blind["by_method"])
     outcomes = "; ".join(f"{n} {what}" for what, n in blind["outcomes"].items())
+    contested = (
+        f" Contested sources: {blind['contested']}; blind readers of their counterparts"
+        " settled on another answer than the gold (validity ledger), so they get no evidence"
+        " edit either."
+        if blind["contested"]
+        else ""
+    )
     return [
         f"- Blind check ({methods}; policy `{config.get('blind_policy', 'rewrite')}`):"
         f" {blind['knowledge']} of {blind['checked']} sources are answerable without their"
         " images or document (knowledge, or the question's own text), so removing evidence"
-        " cannot make them unanswerable"
-        + (f": {outcomes}." if outcomes else ".")
+        " cannot make them unanswerable."
+        + contested
+        + (f" What they became: {outcomes}." if outcomes else "")
         + " Each record's `blind` says why."
     ]
 

@@ -241,12 +241,12 @@ def journal_entry(outcome: SampleOutcome, data_end: int, errors_end: int) -> dic
 
 
 def _blind_grounds(verdict: dict[str, Any] | None) -> list[str]:
-    """Why the blind check found the question answerable without its evidence (nothing
-    when it did not)."""
+    """Why the blind check ruled evidence edits out: the question is answerable without
+    its evidence, or contested (nothing when it did not)."""
     if verdict is None:
         return []
     found = BlindVerdict.from_json(verdict)
-    return found.grounds() if found.knowledge else []
+    return found.grounds() if found.rules_out_evidence_edits else []
 
 
 def _remove(path: Path) -> None:

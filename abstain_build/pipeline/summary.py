@@ -7,7 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..blind.verdict import CONTESTED, EVIDENCE_NEEDED, KNOWLEDGE, NO_EVIDENCE_EDIT
 from .reasons import TOP, other_subset, reason_kind, top_reasons
+
+#: The blind check's verdicts, as a build counts them per method.
+VERDICTS = (KNOWLEDGE, EVIDENCE_NEEDED, CONTESTED)
 
 
 @dataclass
@@ -102,10 +106,11 @@ class BuildCounts:
         which method, and what they got instead of an evidence edit."""
         return {
             "by_method": {
-                method: {"knowledge": c["knowledge"], "evidence": c["evidence"]}
+                method: {verdict: c[verdict] for verdict in VERDICTS}
                 for method, c in sorted(self.blind.items())
             },
-            "knowledge": sum(c["knowledge"] for c in self.blind.values()),
+            "knowledge": sum(c[KNOWLEDGE] for c in self.blind.values()),
+            "contested": sum(c[CONTESTED] for c in self.blind.values()),
             "checked": sum(sum(c.values()) for c in self.blind.values()),
             "outcomes": dict(sorted(self.blind_outcomes.items())),
         }
@@ -147,13 +152,13 @@ def count_entries(entries: Iterable[dict[str, Any]]) -> BuildCounts:
         if entry.get("blind"):
             method, verdict, removed = entry["blind"]
             counts.blind[method][verdict] += 1
-            if verdict == "knowledge":
+            if verdict in NO_EVIDENCE_EDIT:
                 counts.blind_outcomes[_blind_outcome(entry, removed)] += 1
     return counts
 
 
 def _blind_outcome(entry: dict[str, Any], removed: bool) -> str:
-    """What a knowledge-recoverable source became."""
+    """What a knowledge-recoverable (or contested) source became."""
     if entry.get("skipped"):
         return "skipped as a source"
     if not removed:

@@ -64,10 +64,13 @@ class JobSpec:
     answer_changed: bool = True
     #: The blind check's model spec (text only); None: the offline cues.
     blind_gate: str | None = None
-    #: What a knowledge-recoverable sample gets: "rewrite", "skip" or "record".
+    #: What a knowledge-recoverable (or contested) sample gets: "rewrite", "skip" or
+    #: "record".
     blind_policy: str = "rewrite"
     #: Sources blind readers answered from recall (:mod:`..validity.recall`): id -> readers.
     recalled: tuple[tuple[str, int], ...] = ()
+    #: Sources blind readers answered with another answer than the gold: id -> readers.
+    contested: tuple[tuple[str, int], ...] = ()
 
     def build_transforms(self) -> list[Transform]:
         registry = get_registry(self.plugins)
@@ -148,7 +151,9 @@ class SampleProcessor:
         configure_ocr_cache(Path(job.out_dir) / "state" / "ocr")
         self.llm = ModelClient(job.llm, job.model_options) if job.llm else None
         blind_client = ModelClient(job.blind_gate, job.model_options) if job.blind_gate else None
-        self.blind = BlindGate(job.blind_policy, blind_client, dict(job.recalled))
+        self.blind = BlindGate(
+            job.blind_policy, blind_client, dict(job.recalled), dict(job.contested)
+        )
         self._verifier: Verifier | None = None
 
     @property
@@ -222,7 +227,7 @@ class SampleProcessor:
         outcome = SampleOutcome(sample_id=sample.id)
         verdict = self.blind.check(sample)
         outcome.blind = verdict.to_json()
-        if verdict.knowledge and self.blind.policy == "skip":
+        if verdict.rules_out_evidence_edits and self.blind.policy == "skip":
             outcome.skipped = verdict.reason()
             return outcome
         inputs = SampleInputs(sample, self.job.limits)
@@ -264,7 +269,7 @@ class SampleProcessor:
         rejects it: a rejected item is counted, not written). A question answerable without
         its evidence gets no evidence edit (blind check, unless its policy is "record")."""
         selection = select_transforms(sample, self.transforms, self.job.routing)
-        if verdict.knowledge and self.blind.decides:
+        if verdict.rules_out_evidence_edits and self.blind.decides:
             for transform in [t for t in selection.candidates if removes_evidence(t)]:
                 selection.candidates.remove(transform)
                 selection.not_applicable[transform.name] = verdict.reason()
@@ -310,7 +315,7 @@ class SampleProcessor:
         With QC, an item the judges reject (or the self-check answers) sends the sample on
         to its next eligible transform, up to :data:`MAX_QC_RETRIES` times.
         """
-        gated = verdict.knowledge and self.blind.decides
+        gated = verdict.rules_out_evidence_edits and self.blind.decides
         outcome.blind_removed = gated and any(
             removes_evidence(t) for t in self.transforms if t.check(sample) is None
         )

@@ -68,7 +68,8 @@ class Features:
     #: Pages that could not be read (no text layer and no OCR): their content is unknown.
     unread_pages: int = 0
     #: The blind check's verdict when it decides routing ("knowledge": answerable without
-    #: the images or document; "evidence"); None when it only records.
+    #: the images or document; "contested": readers answer it otherwise; "evidence");
+    #: None when it only records.
     blind: str | None = None
     notes: list[str] = field(default_factory=list)
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..blind.verdict import NO_EVIDENCE_EDIT
 from ..model import EVIDENCE, MODALITY
 from .features import Features
 
@@ -108,11 +109,12 @@ def family_affinity(transform: Transform, features: Features) -> float:
 
 
 #: Evidence edits (images, documents) on a question the blind check finds answerable
-#: without its evidence: removing what it does not need cannot make it unanswerable.
+#: without its evidence (or contested by readers): removing what it does not need cannot
+#: make it unanswerable.
 NEEDS_EVIDENCE = Constraint(
-    "the question is answerable without its evidence (blind check): an evidence edit cannot"
-    " make it unanswerable",
-    lambda f: f.blind != "knowledge",
+    "the question is answerable without its evidence, or readers answer it otherwise (blind"
+    " check): an evidence edit cannot make it unanswerable",
+    lambda f: f.blind not in NO_EVIDENCE_EDIT,
 )
 
 
@@ -135,7 +137,7 @@ def axis_constraints(transform: Transform) -> tuple[Constraint, ...]:
             Constraint(
                 "question rewrites are for questions the text mostly answers (Decorative/Partial)"
                 " or answers without the image (blind check)",
-                lambda f: f.dependency in TEXT_SUFFICES or f.blind == "knowledge",
+                lambda f: f.dependency in TEXT_SUFFICES or f.blind in NO_EVIDENCE_EDIT,
                 relaxable=True,
             ),
         )

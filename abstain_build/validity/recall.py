@@ -13,6 +13,15 @@ knowledge-recoverable (``blind.method`` says ``readings``), and it gets no evide
 Measured before it was used: of the 56 readings of a fresh round, the questions the
 earlier readings flagged held 20 of the 26 answered or doubtful readings and 2 of the 30
 unanswerable ones.
+
+A contested question is the other way round: readers settle, from the counterparts
+themselves, on an answer that is not the gold (a list's items printed on pages no edit
+touches, a question read two ways, a gold the document does not print). Its counterparts
+cannot test abstention either: the blind check calls it ``contested`` and it gets no
+evidence edit, when two readers or more did so and they are at least
+:data:`CONTESTED_SHARE` of its readings. Measured the same way: the questions the readings
+before a 40-item round contested held 11 of its 19 failed readings and 2 of its 21 valid
+ones.
 """
 
 from __future__ import annotations
@@ -28,6 +37,10 @@ from .ledger import ANSWERABLE, DOUBTFUL, GOLD_AT_LOW_CONFIDENCE, Reading
 RECALLED = ("memory", "knowledge")
 #: Distinct readers who must agree before a question counts as recalled (or contested).
 MIN_RECALLERS = 2
+#: The least share of a question's readings that settle on another answer for it to be
+#: contested: one reading in five keeps its
+#: counterparts below the default validity bar (0.85) by itself.
+CONTESTED_SHARE = 0.2
 
 
 def reached_gold(reading: Reading) -> bool:
@@ -91,10 +104,42 @@ def sources_where(
     return sorted(out, key=lambda s: (-s.readers, s.dataset, s.source))
 
 
+def _by_source(found: Iterable[SourceReadings]) -> dict[str, int]:
+    """Source id -> the most readers any of its datasets counts."""
+    out: dict[str, int] = {}
+    for source in found:
+        out[source.source] = max(out.get(source.source, 0), source.readers)
+    return dict(sorted(out.items()))
+
+
+def _round(reading: Reading) -> str:
+    """The reading round a reader belongs to (reader ids are ``<round>-rNN``)."""
+    return reading.reader.rsplit("-", 1)[0]
+
+
+def contested_sources(readings: Iterable[Reading]) -> dict[str, int]:
+    """Source sample id -> how many distinct readers settled on another answer than the
+    gold from its counterparts, for the contested sources (see the module's text).
+
+    The share is taken over the readings of rounds whose kits asked what an answer rests
+    on (older readings cannot be contested), each reading once (not its carried copies)."""
+    readings = list(readings)
+    asked = {_round(r) for r in readings if r.basis}
+    made: dict[tuple[str, str], int] = defaultdict(int)
+    hits: dict[tuple[str, str], int] = defaultdict(int)
+    for reading in readings:
+        if reading.carried_from is None and _round(reading) in asked:
+            made[(reading.dataset, reading.source)] += 1
+            hits[(reading.dataset, reading.source)] += contested(reading)
+    return _by_source(
+        source
+        for source in sources_where(readings, contested)
+        if hits[(source.dataset, source.source)]
+        >= CONTESTED_SHARE * made[(source.dataset, source.source)]
+    )
+
+
 def recalled_sources(readings: Iterable[Reading]) -> dict[str, int]:
     """Source sample id -> how many distinct readers gave its gold from memory or
     knowledge, for the sources :data:`MIN_RECALLERS` readers or more recalled."""
-    found: dict[str, int] = {}
-    for source in sources_where(readings, recalled):
-        found[source.source] = max(found.get(source.source, 0), source.readers)
-    return dict(sorted(found.items()))
+    return _by_source(sources_where(readings, recalled))

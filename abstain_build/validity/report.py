@@ -101,9 +101,10 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
         )
     if table.contested:
         console.print(
-            "Questions two readers or more answered from the item with another answer than"
-            " the gold (a list's items missed, another reading of the question, a gold the"
-            " document does not print: worth checking before a benchmark keeps them): "
+            "Questions readers answer from the item with another answer than the gold, two"
+            " readers or more and a fifth of their readings (a list's items missed, another"
+            " reading of the question, a gold the document does not print: builds give them no"
+            " evidence edit; worth checking before a benchmark keeps them): "
             + _sources(table.contested)
         )
     if table.retired:

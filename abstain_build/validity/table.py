@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .ledger import ANSWERABLE, CONFLICTING, DOUBTFUL, UNANSWERABLE, Reading
-from .recall import SourceReadings, contested, recalled, sources_where
+from .recall import SourceReadings, contested, contested_sources, recalled, sources_where
 
 #: Two-sided 95%.
 Z95 = 1.959963984540054
@@ -122,9 +122,10 @@ class ValidityTable:
     #: per transform: {"shipped": 3, "memory": 5, "": 2} ("" where the reading predates
     #: the question): the failures an edit can still fix, and those no edit can.
     bases: dict[str, dict[str, int]] = field(default_factory=dict)
-    #: Sources several readers answered from recall (:func:`.recall.recalled`), and those
-    #: several readers answered from the item with another answer than the gold
-    #: (:func:`.recall.contested`).
+    #: The sources builds give no evidence edit, from all readings of any version: those
+    #: several readers answered from recall (:func:`.recall.recalled_sources`), and those
+    #: readers answered from the item with another answer than the gold
+    #: (:func:`.recall.contested_sources`).
     recalled: list[SourceReadings] = field(default_factory=list)
     contested: list[SourceReadings] = field(default_factory=list)
 
@@ -153,9 +154,9 @@ class ValidityTable:
                 counts[reading.basis] = counts.get(reading.basis, 0) + 1
             by_transform[(reading.transform, reading.mode)].append(reading)
             by_cell[(reading.transform, reading.mode, reading.kind)].append(reading)
-        counted = [r for group in by_transform.values() for r in group]
-        table.recalled = sources_where(counted, recalled)
-        table.contested = sources_where(counted, contested)
+        table.recalled = sources_where(readings, recalled)
+        flagged = contested_sources(readings)
+        table.contested = [s for s in sources_where(readings, contested) if s.source in flagged]
         for (name, mode), group in sorted(by_transform.items()):
             table.overall[(name, mode)] = _estimate(name, current[name], mode, ALL_KINDS, group)
         for (name, mode, kind), group in sorted(by_cell.items()):

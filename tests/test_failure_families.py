@@ -1423,3 +1423,30 @@ def test_number_erasure_declines_a_decimal_comma_label_that_marks_a_bar(
     )
     with pytest.raises(NotApplicable, match="'1,3' labels a chart on page 10"):
         run_transform(get_registry().get("remove_numeric_tokens")(), *item, 0)
+
+
+@pytest.mark.parametrize("name", ["hide_evidence_page", "dense_mask", "remove_visual_element"])
+def test_who_made_the_document_is_declined_while_a_page_left_whole_names_the_maker(
+    name: str,
+) -> None:
+    """Readers named the Florida plan's producer from the department its body names, under
+    every edit of its credits page: a question about who made the document is declined
+    when a page the edit leaves whole names the maker, and not when none does."""
+    transform = get_registry().get(name)()
+    ask = "Who prepared the report that was filed for fiscal 2021?"
+    sample, inputs = prepared(ACME, (1,), question=ask, answer="ACME Corporation")
+    with pytest.raises(NotApplicable, match="who made the document"):
+        run_transform(transform, sample, inputs, 7)
+    # A maker no other page names is left to the edit.
+    sample, inputs = prepared(ACME, (1,), question=ask, answer="Innovation Holdings")
+    try:
+        run_transform(transform, sample, inputs, 7)
+    except NotApplicable as declined:
+        assert "who made the document" not in str(declined)
+    # A question about something else is not about the maker.
+    other = "Which company is named on the cover of the report?"
+    sample, inputs = prepared(ACME, (1,), question=other, answer="ACME Corporation")
+    try:
+        run_transform(transform, sample, inputs, 7)
+    except NotApplicable as declined:
+        assert "who made the document" not in str(declined)

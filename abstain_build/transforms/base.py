@@ -34,6 +34,7 @@ from .functional.page_content import PageContent, normalised_page, sample_page_c
 from .leftovers import (
     charted_comparison,
     counted_elsewhere,
+    maker_named_elsewhere,
     named_page_left,
     public_filing,
     removed_boxes,
@@ -281,6 +282,7 @@ class DocumentTransform(Transform):
                 public_filing(emap)
                 or named_page_left(question, emap, pages)
                 or counted_elsewhere(question, emap, pages, shipped)
+                or maker_named_elsewhere(question, ctx.sample.answer, emap, pages, shipped)
             )
         else:
             reason = worked_out(question, emap, removed_boxes(plan))

@@ -11,6 +11,11 @@ emitting an item a reader still answers.
 * :func:`charted_comparison`: a comparison of values a chart draws, answered by a name:
   the bars' lengths and the slices' sizes still rank them once their labels are erased
   or blurred;
+* :func:`maker_named_elsewhere`: the question asks who made the document itself (its
+  producer, publisher, the company that created the presentation), and a page the edit
+  leaves whole names that maker: readers of the Florida plan named its producer from the
+  department named in its body, under every edit of the credits page (11 of 11 readings
+  answered or doubtful);
 * :func:`public_filing`: the document is a filing with the U.S. Securities and Exchange
   Commission (a 10-K). Its figures are public record, reported and quoted, and restated
   across its own statements, notes and selected data: blind readers recalled them
@@ -62,13 +67,64 @@ def counted_elsewhere(
     )
 
 
+#: A question about who made the document itself: "who produced the document that was
+#: revised on May 2016?", "the name of the company that created this presentation".
+_MADE = (
+    r"(?:produced|published|created|prepared|wrote|written|authored|issued|made|developed"
+    r"|designed|compiled|released)"
+)
+_THE_DOCUMENT = (
+    r"(?:this|the)\s+(?:document|report|presentation|deck|slides?|slideshow|plan|brochure"
+    r"|guide(?:book)?|manual|paper|booklet|leaflet|pamphlet|survey|study|file)"
+)
+_MAKER = re.compile(
+    rf"\b(?:who|which|what)\b[^?]*?\b{_MADE}\b[^?]*?\b{_THE_DOCUMENT}\b"
+    rf"|\b(?:who|which|what)\b[^?]*?\b{_THE_DOCUMENT}\b[^?]*?\b{_MADE}\s+by\b",
+    re.IGNORECASE,
+)
+#: The share of the maker's words a page left whole must print to name it.
+MAKER_WORDS = 2 / 3
+
+
+def maker_named_elsewhere(
+    question: str, answer: str, emap: EvidenceMap, edited: Sequence[int], shipped: Sequence[int]
+) -> str | None:
+    """Why the maker of the document the question asks for survives the edit, or None: a
+    document names its maker throughout (cover, running heads, contacts, body), so a page
+    of ``shipped`` left whole that prints most of the maker's words lets a reader name it
+    ("the Division of Medical Quality Assurance of the Florida Department of Health")."""
+    if not _MAKER.search(question):
+        return None
+    words = {w for w in stems_of(answer) if len(w) >= 3} - _FUNCTION_WORDS
+    if not words:
+        return None
+    naming = [
+        number
+        for number in shipped
+        if number not in edited
+        and number in emap.readings
+        and len(words & set(stems_of(" ".join(r.text for r in emap.readings[number].readings))))
+        >= MAKER_WORDS * len(words)
+    ]
+    if not naming:
+        return None
+    return (
+        f"the question asks who made the document, and page(s) {naming[:5]}, which the edit"
+        " leaves whole, name the maker: a reader names it from there"
+    )
+
+
+_FUNCTION_WORDS = frozenset(("the", "and", "for", "inc", "ltd", "llc", "corp", "company"))
+
+
 #: What the descriptions of transforms that refuse leftovers say of it.
 LEFTOVERS_NOTE = (
     " Nor when what is left still gives the answer: the page the question names is left"
     " whole, a page left whole names the things a count no page prints is made of, or"
     " values left give it by a sum, the other slices of its whole, or another unit"
     " (344,000 acres for 538 square miles); nor to a public SEC filing (a 10-K), whose"
-    " figures readers recall or rebuild from its other statements."
+    " figures readers recall or rebuild from its other statements; nor to who made the"
+    " document when a page left whole names its maker."
 )
 
 #: The cover of an SEC filing: the Commission's name and the form.

@@ -21,7 +21,7 @@ from ..registry import register_transform
 @register_transform
 class FullPageBlur(EvidencePageTransform):
     name = "full_page_blur"
-    version = 11
+    version = 12
     declines_questions = (graphical_ask, counts_structure)
     declines_charted_comparisons = True
     family = "evidence_removal"

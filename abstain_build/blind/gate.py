@@ -54,27 +54,27 @@ class BlindGate:
             self._seen[sample.id] = self._check(sample)
         return self._seen[sample.id]
 
+    def _from_readings(self, sample: Sample) -> BlindVerdict | None:
+        """The verdict the ledger's readings give the sample, or None."""
+        for flagged, verdict, what in (
+            (self.recalled, KNOWLEDGE, "gave the gold from memory or knowledge"),
+            (self.contested, CONTESTED, "settled on another answer from what they were shown"),
+        ):
+            readers = flagged.get(sample.id)
+            if readers:
+                return BlindVerdict(
+                    method=READINGS,
+                    verdict=verdict,
+                    evidence=[
+                        f"{readers} blind readers of its counterparts {what} (validity ledger)"
+                    ],
+                )
+        return None
+
     def _check(self, sample: Sample) -> BlindVerdict:
-        readers = self.recalled.get(sample.id)
-        if readers:
-            return BlindVerdict(
-                method=READINGS,
-                verdict=KNOWLEDGE,
-                evidence=[
-                    f"{readers} blind readers of its counterparts gave the gold from memory"
-                    " or knowledge (validity ledger)"
-                ],
-            )
-        readers = self.contested.get(sample.id)
-        if readers:
-            return BlindVerdict(
-                method=READINGS,
-                verdict=CONTESTED,
-                evidence=[
-                    f"{readers} blind readers of its counterparts settled on another answer"
-                    " from what they were shown (validity ledger)"
-                ],
-            )
+        read = self._from_readings(sample)
+        if read is not None:
+            return read
         cues = blind_cues(sample)
         heuristic = BlindVerdict(
             method="heuristic", verdict=KNOWLEDGE if cues else EVIDENCE_NEEDED, evidence=cues

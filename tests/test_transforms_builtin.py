@@ -266,6 +266,48 @@ def test_temporal_drift_does_not_move_back_into_a_trend_series(tmp_path: Path) -
         run_transform(transform("temporal_drift", direction="before"), sample, inputs, 0)
 
 
+def test_temporal_drift_skips_years_the_document_prints_with_the_question_s_words(
+    tmp_path: Path,
+) -> None:
+    """A report on 2019-2021 that prints its lease payments due in 2022 and 2023: moved
+    there, "operating lease costs" is read off that table, so only years printed with
+    none of the question's words are used, and none left is not applicable."""
+    core = " ".join(f"In {year} and again in {year} we reported." for year in range(2019, 2022))
+    period = [(core * 2, core * 2)] * 4  # 2019-2021, 32 mentions each: 2022 is seldom
+    costs = ("In 2020 operating lease costs were 2.5 million; in 2021 3.0 million.", "Outlook")
+    leases = "Future minimum payments under operating leases: 2022 4.1 million; 2023 3.8."
+    pdf = make_pdf(tmp_path / "leases.pdf", [*period, (core, leases), costs])
+    question = "What were operating lease costs in FY2021?"
+    sample = doc_sample(pdf, (6,), question=question)
+    inputs = SampleInputs(sample)
+    for seed in range(8):
+        drift = transform("temporal_drift", direction="after")
+        output = run_transform(drift, sample, inputs, run_seed=seed)
+        (moved,) = find_years(output.question)
+        assert moved.year == 2024, output.question
+    # The year just past the period is printed with the question's words: nothing is left.
+    nearest = transform("temporal_drift", direction="after", max_gap=1)
+    with pytest.raises(NotApplicable, match="printed with the question's words"):
+        run_transform(nearest, sample, inputs, 0)
+    # The same years with nothing of the question beside them are fair periods.
+    offices = (core, "Offices opened: 2022 Lyon; 2023 Porto.")
+    plain_pdf = make_pdf(tmp_path / "plain.pdf", [*period, offices, costs])
+    plain = doc_sample(plain_pdf, (6,), question=question)
+    drift = transform("temporal_drift", direction="after", max_gap=1)
+    output = run_transform(drift, plain, SampleInputs(plain), 0)
+    (moved,) = find_years(output.question)
+    assert moved.year == 2022, output.question
+
+
+def test_temporal_drift_moves_no_year_of_a_public_filing(shared_data: Path) -> None:
+    """A 10-K's other years are public record: readers gave Amazon's FY2020 ratio from
+    knowledge when asked about the FY2017 report's."""
+    pdf = shared_data / "mmlongbench-doc" / "documents" / "AMAZON_2017_10K.pdf"
+    sample = doc_sample(pdf, (38,), question="What was Amazon's FY2017 interest expense?")
+    with pytest.raises(NotApplicable, match="public SEC filing"):
+        run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
+
+
 def test_the_period_a_document_covers_is_the_years_it_mentions_often() -> None:
     """A 2015 annual report: its five-year table and its outlook, not a 2025 maturity, the
     1997 IPO or the 1934 Act."""

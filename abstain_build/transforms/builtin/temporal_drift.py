@@ -5,11 +5,13 @@ from __future__ import annotations
 import difflib
 import re
 
+from ...evidence.anchors import stems_of
 from ...evidence.forms import gold_items
 from ...model import EVIDENCE, Plan, TokenEdit
 from ...routing.scoring import NEEDS_PERIOD, NEEDS_TIME
 from ..base import NotApplicable, QuestionTransform, TransformContext
 from ..functional.timeref import Coverage, coverage, find_years, mentions_quarter, replace_years
+from ..leftovers import public_filing
 from ..params import Param
 from ..registry import register_transform
 
@@ -95,6 +97,29 @@ def determinable(question: str) -> str | None:
     return None
 
 
+#: Question words a page printing a moved year must print too to speak of the asked
+#: thing in that year (fewer when the question has fewer).
+SUBJECT_WORDS = 2
+
+
+def printed_with_subject(texts: list[str], years: list[int], subject: set[str]) -> int | None:
+    """The first page (1-based) that prints one of ``years`` and :data:`SUBJECT_WORDS` of
+    the question's ``subject`` stems, or None. A 10-K reporting on 2013-2015 prints 2018
+    in its table of future lease payments: asked "operating leases in FY 2018", readers
+    answered from that row."""
+    if not subject:
+        return None
+    wanted = min(SUBJECT_WORDS, len(subject))
+    marks = [re.compile(rf"(?<![\d.,]){year}(?![\d.,]\d)") for year in years]
+    for number, text in enumerate(texts, start=1):
+        if (
+            any(mark.search(text) for mark in marks)
+            and len(subject & set(stems_of(text))) >= wanted
+        ):
+            return number
+    return None
+
+
 #: Gold kinds a period shift changes: figures, counts, dates.
 QUANTITIES = ("number", "year", "date")
 #: A name picked by a quantity of the period ("the segment with the lowest revenue",
@@ -110,7 +135,7 @@ _COMPARES = re.compile(
 @register_transform
 class TemporalDrift(QuestionTransform):
     name = "temporal_drift"
-    version = 4
+    version = 5
     family = "inferential_impossibility"
     constraints = (NEEDS_TIME, NEEDS_PERIOD)
     axis = EVIDENCE
@@ -126,7 +151,10 @@ class TemporalDrift(QuestionTransform):
         ' year only dates what the question names ("the document revised on May 2010"),'
         " nor where the answer is a name or a description neither a quantity nor picked by"
         " one (the segment with the lowest revenue is): those rarely change with the period,"
-        " and readers gave the document's."
+        " and readers gave the document's. A moved year the document prints on a page with"
+        " the question's words (a 10-K's future lease payments) is not used; nor is a public"
+        " SEC filing (a 10-K) moved at all: its other years are public record too, and readers"
+        " gave them from knowledge."
     )
     params = {
         "min_gap": Param(1, "fewest years beyond the period the document covers", low=1, high=50),
@@ -176,6 +204,11 @@ class TemporalDrift(QuestionTransform):
         found = coverage(texts)
         if found is None:
             raise NotApplicable("the document's text mentions no year, so its period is unknown")
+        if public_filing(ctx.evidence()):
+            raise NotApplicable(
+                "the document is a public SEC filing: the company's filings for other years"
+                " are public record too, and readers gave their figures from knowledge"
+            )
         dating = dates_a_named_thing(question)
         if dating:
             raise NotApplicable(
@@ -206,14 +239,28 @@ class TemporalDrift(QuestionTransform):
         order = [direction, "before" if direction == "after" else "after"]
         if self.config["direction"] != "any":
             order = order[:1]
+        subject = set(ctx.evidence().anchors.stems) - {str(year) for year in asked}
         shift = None
+        printed_on = None
         for way in order:
-            shifts = self._shifts(covered, asked, way)
+            shifts = []
+            for candidate in self._shifts(covered, asked, way):
+                page = printed_with_subject(texts, [y + candidate for y in asked], subject)
+                if page is None:
+                    shifts.append(candidate)
+                else:
+                    printed_on = printed_on or page
             if shifts:
                 shift = shifts[int(ctx.rng.integers(0, len(shifts)))]
                 direction = way
                 break
         if shift is None:
+            if printed_on is not None:
+                raise NotApplicable(
+                    f"every period within {self.config['max_gap']} years of {first}-{last} is"
+                    f" printed with the question's words (page {printed_on}): the document"
+                    " speaks of the asked thing in those years"
+                )
             raise NotApplicable(
                 f"no period within {self.config['max_gap']} years of {first}-{last} that the"
                 " document seldom mentions"

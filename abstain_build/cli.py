@@ -978,7 +978,7 @@ def _kits(
     ledgers: list[Path],
     key: Path | None = None,
 ) -> None:
-    from .validity.kits import parse_build, write_kits
+    from .validity.kits import left_out_by_readings, parse_build, write_kits
     from .validity.ledger import read_ledgers
 
     if not paths:
@@ -1012,6 +1012,16 @@ def _kits(
         highlight=False,
     )
     err.print(f"  key: {batch.key_path} (keep it from the readers)", highlight=False)
+    for build in builds:
+        left_out = left_out_by_readings(build)
+        if left_out:
+            err.print(
+                f"  [yellow]note[/] {build.dataset}: the blind check from readings kept"
+                f" {left_out} recalled or contested questions from evidence edits, so these"
+                " readings measure the transforms on the other questions only; build with"
+                " --blind-policy record to read them on every question",
+                highlight=False,
+            )
 
 
 def _one_ledger(ledgers: list[Path], step: str) -> Path:

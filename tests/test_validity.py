@@ -658,3 +658,29 @@ def test_readings_carry_to_a_new_version_only_where_the_item_is_unchanged(
     assert {(r.source, r.carried_from) for r in filed if r.carried_from} >= {
         (r.source, r.carried_from) for r in carried
     }
+
+
+def test_kits_say_when_the_build_left_flagged_questions_out(tmp_path: Path):
+    """Readings of a build whose blind check from readings kept recalled and contested
+    questions from evidence edits measure the transforms on the other questions only: the
+    kit step says so, unless the build only recorded the verdicts."""
+    from abstain_build.validity.kits import left_out_by_readings
+
+    def built(policy: str, readings: dict[str, int] | None) -> Build:
+        root = tmp_path / f"{policy}-{bool(readings)}"
+        root.mkdir()
+        by_method = {"heuristic": {"knowledge": 1, "evidence": 9, "contested": 0}}
+        if readings is not None:
+            by_method["readings"] = readings
+        manifest = {
+            "config": {"blind_policy": policy},
+            "counts": {"blind": {"by_method": by_method}},
+        }
+        (root / "manifest.json").write_text(json.dumps(manifest))
+        return Build(root, "x")
+
+    flagged = {"knowledge": 19, "evidence": 0, "contested": 6}
+    assert left_out_by_readings(built("rewrite", flagged)) == 25
+    assert left_out_by_readings(built("skip", flagged)) == 25
+    assert left_out_by_readings(built("record", flagged)) == 0
+    assert left_out_by_readings(built("rewrite", None)) == 0

@@ -92,6 +92,21 @@ def parse_build(argument: str) -> Build:
     return Build(root, root.name)
 
 
+def left_out_by_readings(build: Build) -> int:
+    """How many of the build's sources the blind check from readings kept from evidence
+    edits (recalled or contested questions), when the build let it decide. Readings of
+    such a build measure the transforms on the other questions only: a new dataset, which
+    no reading has flagged yet, holds questions like the ones left out."""
+    manifest_path = build.root / "manifest.json"
+    if not manifest_path.is_file():
+        return 0
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if manifest.get("config", {}).get("blind_policy") == "record":
+        return 0
+    readings = manifest.get("counts", {}).get("blind", {}).get("by_method", {}).get("readings")
+    return sum((readings or {}).get(verdict, 0) for verdict in ("knowledge", "contested"))
+
+
 def candidates(builds: Sequence[Build], statuses: Sequence[str]) -> list[Candidate]:
     """The counterparts of ``builds`` whose QC status is one of ``statuses``."""
     from ..scoring.items import data_records

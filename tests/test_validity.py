@@ -371,6 +371,11 @@ def test_questions_recalled_or_contested_by_two_readers_are_named_and_one_reader
     assert named.transforms == ("dense_mask", "full_page_blur", "hide_evidence_page")
     assert table.to_json()["recalled_sources"][0]["source"] == "gov"
     assert [s.source for s in table.contested] == ["gap"]
+    # The table counts them all; without the flagged questions, dense_mask keeps its
+    # memory reading (one reader names nothing) and the one read off the item.
+    assert table.n_of("dense_mask") == 4
+    assert table.unflagged["dense_mask"] == (0, 2)
+    assert table.to_json()["unflagged"]["full_page_blur"] == {"valid": 0, "n": 1}
     assert table.to_json()["contested_sources"][0]["readers"] == 2
     # The question fails whatever the version: readings of a retired one still name it, as
     # builds (the blind check from readings) still act on them.

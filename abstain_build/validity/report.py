@@ -81,6 +81,14 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
             " (audit --carry): "
             + ", ".join(f"{name} {n}" for name, n in sorted(table.carried.items()))
         )
+    flagged = {name: vn for name, vn in table.unflagged.items() if vn[1] < table.n_of(name)}
+    if flagged:
+        console.print(
+            "The table counts every question read, as a new dataset holds questions like the"
+            " ones the readings flag. Without the recalled and contested questions (what a"
+            " build of the read questions emits, since they get no evidence edit): "
+            + ", ".join(f"{name} {valid}/{n}" for name, (valid, n) in sorted(flagged.items()))
+        )
     told = {name: counts for name, counts in table.bases.items() if any(b for b in counts if b)}
     if told:
         console.print(

@@ -128,6 +128,10 @@ class ValidityTable:
     #: (:func:`.recall.contested_sources`).
     recalled: list[SourceReadings] = field(default_factory=list)
     contested: list[SourceReadings] = field(default_factory=list)
+    #: Per transform: (valid, n) of the counted readings of questions neither recalled nor
+    #: contested. The table counts every question, flagged or not, as a new dataset holds
+    #: both; this is what a build of the read questions emits, flags applied.
+    unflagged: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
     def from_readings(
@@ -157,6 +161,11 @@ class ValidityTable:
         table.recalled = sources_where(readings, recalled)
         flagged = contested_sources(readings)
         table.contested = [s for s in sources_where(readings, contested) if s.source in flagged]
+        left_out = {s.source for s in table.recalled} | set(flagged)
+        for (name, _mode), group in sorted(by_transform.items()):
+            kept = [r for r in group if r.source not in left_out]
+            valid, n = table.unflagged.get(name, (0, 0))
+            table.unflagged[name] = (valid + sum(r.valid for r in kept), n + len(kept))
         for (name, mode), group in sorted(by_transform.items()):
             table.overall[(name, mode)] = _estimate(name, current[name], mode, ALL_KINDS, group)
         for (name, mode, kind), group in sorted(by_cell.items()):
@@ -175,6 +184,10 @@ class ValidityTable:
         if found is not None:
             return found
         return Estimate(transform, self.versions.get(transform, 1), mode, ALL_KINDS, {})
+
+    def n_of(self, transform: str) -> int:
+        """The readings counted for ``transform``, every mode."""
+        return sum(e.n for (name, _mode), e in self.overall.items() if name == transform)
 
     def rows(self, *, cells: bool = True) -> list[Estimate]:
         """Each transform's estimate, followed by its cells of at least
@@ -199,5 +212,8 @@ class ValidityTable:
             "failed_on": {name: dict(sorted(c.items())) for name, c in sorted(self.bases.items())},
             "recalled_sources": [source.to_json() for source in self.recalled],
             "contested_sources": [source.to_json() for source in self.contested],
+            "unflagged": {
+                name: {"valid": valid, "n": n} for name, (valid, n) in self.unflagged.items()
+            },
             "cell_min_readings": CELL_MIN_READINGS,
         }

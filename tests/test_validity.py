@@ -689,3 +689,32 @@ def test_kits_say_when_the_build_left_flagged_questions_out(tmp_path: Path):
     assert left_out_by_readings(built("skip", flagged)) == 25
     assert left_out_by_readings(built("record", flagged)) == 0
     assert left_out_by_readings(built("rewrite", None)) == 0
+
+
+def test_the_figure_expected_on_a_new_dataset_weights_flagged_questions_by_their_share():
+    """Rounds read what is new, so flagged questions may fill a round or none: the figure
+    for a dataset no reading has flagged splits the readings by kind and weights each
+    kind's share by how many of the questions read the readings flag (here 1 of 4)."""
+    plain = [
+        reading("dense_mask", "unanswerable", source=f"q{k}", item=f"p{k:015d}", reader=f"a-r{k}")
+        for k in range(3)
+    ]
+    recall = [
+        reading(
+            "dense_mask",
+            "answerable",
+            source="gov",
+            basis="knowledge",
+            item=f"g{k:015d}",
+            reader=f"b-r{k}",
+        )
+        for k in range(6)  # read six times: no more weight than once
+    ]
+    table = ValidityTable.from_readings(plain + recall)
+    assert table.overall[("dense_mask", "rule")].n == 9
+    value, flagged, questions = table.expected["dense_mask"]
+    assert (flagged, questions) == (1, 4)
+    assert value == pytest.approx(0.75)  # 3/4 x 100% + 1/4 x 0%
+    assert table.to_json()["expected_on_new_questions"]["dense_mask"]["questions"] == 4
+    # Without readings of both kinds there is nothing to weight.
+    assert ValidityTable.from_readings(plain).expected == {}

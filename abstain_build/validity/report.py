@@ -89,6 +89,16 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
             " build of the read questions emits, since they get no evidence edit): "
             + ", ".join(f"{name} {valid}/{n}" for name, (valid, n) in sorted(flagged.items()))
         )
+    if table.expected:
+        console.print(
+            "Expected on a new dataset, whose recalled and contested questions no reading has"
+            " flagged yet (the two kinds' figures weighted by the share of the questions read"
+            " that the readings flag): "
+            + ", ".join(
+                f"{name} {value:.0%} ({k} of {m} questions flagged)"
+                for name, (value, k, m) in sorted(table.expected.items())
+            )
+        )
     told = {name: counts for name, counts in table.bases.items() if any(b for b in counts if b)}
     if told:
         console.print(

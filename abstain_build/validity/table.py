@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,6 +132,11 @@ class ValidityTable:
     #: contested. The table counts every question, flagged or not, as a new dataset holds
     #: both; this is what a build of the read questions emits, flags applied.
     unflagged: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: Per transform: the validity expected on questions no reading has flagged yet (a new
+    #: dataset), when both kinds of question were read: the flagged and the other
+    #: questions' figures weighted by the share of the questions it was read on that the
+    #: readings flag (see :meth:`expected_on_new_questions`).
+    expected: dict[str, tuple[float, int, int]] = field(default_factory=dict)
 
     @classmethod
     def from_readings(
@@ -166,6 +171,7 @@ class ValidityTable:
             kept = [r for r in group if r.source not in left_out]
             valid, n = table.unflagged.get(name, (0, 0))
             table.unflagged[name] = (valid + sum(r.valid for r in kept), n + len(kept))
+        table.expected = expected_on_new_questions(readings, by_transform, left_out)
         for (name, mode), group in sorted(by_transform.items()):
             table.overall[(name, mode)] = _estimate(name, current[name], mode, ALL_KINDS, group)
         for (name, mode, kind), group in sorted(by_cell.items()):
@@ -215,5 +221,36 @@ class ValidityTable:
             "unflagged": {
                 name: {"valid": valid, "n": n} for name, (valid, n) in self.unflagged.items()
             },
+            "expected_on_new_questions": {
+                name: {"estimate": round(value, 4), "flagged_questions": k, "questions": m}
+                for name, (value, k, m) in self.expected.items()
+            },
             "cell_min_readings": CELL_MIN_READINGS,
         }
+
+
+def expected_on_new_questions(
+    readings: Sequence[Reading],
+    counted: Mapping[tuple[str, str], Sequence[Reading]],
+    flagged: set[str],
+) -> dict[str, tuple[float, int, int]]:
+    """Per transform: (expected validity, flagged questions, questions) on a dataset no
+    reading has flagged yet. Rounds read what is new, so the counted readings hold the two
+    kinds of question in no set proportion: they are split into the flagged questions'
+    and the others', and the two shares weighted by how many of the questions the
+    transform was ever read on (any version) the readings flag. A new dataset holds
+    recalled and contested questions too, and no build leaves them out before they are
+    read."""
+    asked: dict[str, set[str]] = defaultdict(set)
+    for reading in readings:
+        asked[reading.transform].add(reading.source)
+    out: dict[str, tuple[float, int, int]] = {}
+    for (name, _mode), group in sorted(counted.items()):
+        plain = [r.valid for r in group if r.source not in flagged]
+        marked = [r.valid for r in group if r.source in flagged]
+        if not plain or not marked:
+            continue
+        share = len(asked[name] & flagged) / len(asked[name])
+        value = (1 - share) * sum(plain) / len(plain) + share * sum(marked) / len(marked)
+        out[name] = (value, len(asked[name] & flagged), len(asked[name]))
+    return out

@@ -718,3 +718,35 @@ def test_the_figure_expected_on_a_new_dataset_weights_flagged_questions_by_their
     assert table.to_json()["expected_on_new_questions"]["dense_mask"]["questions"] == 4
     # Without readings of both kinds there is nothing to weight.
     assert ValidityTable.from_readings(plain).expected == {}
+
+
+def test_the_card_gives_the_figure_expected_on_questions_never_read():
+    from collections import Counter
+
+    from abstain_build.pipeline.validity_card import validity_lines
+
+    plain = [reading("dense_mask", source=f"q{k}", item=f"p{k:015d}") for k in range(3)]
+    recall = [
+        reading(
+            "dense_mask", "answerable", source="gov", basis="memory", item=f"g{k:015d}", reader=r
+        )
+        for k, r in enumerate(("a-r01", "b-r02"))
+    ]
+    table = ValidityTable.from_readings(plain + recall).to_json()
+    manifest = {
+        "validity": {
+            "table": table,
+            "min_validity": 0.85,
+            "min_readings": 20,
+            "applied": True,
+            "ledger": "0123456789abcdef",
+        }
+    }
+    statuses = {
+        "dense_mask": {"statuses": Counter(accepted=1, held=2), "mode": "rule", "version": 1}
+    }
+    card = "\n".join(validity_lines(manifest, statuses))
+    assert "Expected where none was read" in card
+    assert "dense_mask 75% (1 of 4 flagged)" in card
+    del table["expected_on_new_questions"]  # a manifest written before the figure existed
+    assert "Expected where none was read" not in "\n".join(validity_lines(manifest, statuses))

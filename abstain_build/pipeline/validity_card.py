@@ -136,6 +136,24 @@ def validity_lines(
         " figures it was judged by.",
         "",
     ]
+    expected = policy["table"].get("expected_on_new_questions", {})
+    used = [name for name in statuses if name in expected]
+    if used:
+        lines += [
+            "- The measured validity counts every question read. Some questions fail whatever"
+            " the edit: readers recall their answer, or settle on another one than the gold;"
+            " the readings flag them and builds give them no evidence edit, but a question"
+            " never read cannot be flagged. Expected where none was read (each kind's figure"
+            " weighted by the share of the questions read that the readings flag): "
+            + ", ".join(
+                f"{name} {expected[name]['estimate']:.0%}"
+                f" ({expected[name]['flagged_questions']} of {expected[name]['questions']}"
+                " flagged)"
+                for name in used
+            )
+            + ".",
+            "",
+        ]
     if human:
         lines += [
             "### This dataset's own review",

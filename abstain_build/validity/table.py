@@ -135,7 +135,7 @@ class ValidityTable:
     #: Per transform: the validity expected on questions no reading has flagged yet (a new
     #: dataset), when both kinds of question were read: the flagged and the other
     #: questions' figures weighted by the share of the questions it was read on that the
-    #: readings flag (see :meth:`expected_on_new_questions`).
+    #: readings flag (:func:`expected_on_new_questions`).
     expected: dict[str, tuple[float, int, int]] = field(default_factory=dict)
 
     @classmethod
@@ -244,8 +244,11 @@ def expected_on_new_questions(
     asked: dict[str, set[str]] = defaultdict(set)
     for reading in readings:
         asked[reading.transform].add(reading.source)
+    by_name: dict[str, list[Reading]] = defaultdict(list)
+    for (name, _mode), group in counted.items():
+        by_name[name] += group
     out: dict[str, tuple[float, int, int]] = {}
-    for (name, _mode), group in sorted(counted.items()):
+    for name, group in sorted(by_name.items()):
         plain = [r.valid for r in group if r.source not in flagged]
         marked = [r.valid for r in group if r.source in flagged]
         if not plain or not marked:

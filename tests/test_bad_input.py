@@ -432,3 +432,31 @@ def test_errors_are_the_same_bytes_wherever_the_dataset_lives(
     text = copies[0].decode()
     assert " at 0x" not in text and str(tmp_path) not in text
     assert "no-picture" in text and "images/corrupt.png" in text
+
+
+def test_scoring_refuses_an_oversized_page_without_rendering_it(tmp_path: Path) -> None:
+    """The routing pass only scores a sample: it checks the evidence pages' render size,
+    as the build does, without drawing them (the build draws them once, for the control)."""
+    from abstain_build.errors import InputError
+    from abstain_build.media.inputs import InputLimits, SampleInputs
+    from abstain_build.model import DocumentRef, Sample, SourceInfo
+
+    pdf = make_pdf(tmp_path / "doc.pdf", [("Revenue in 2020 was 12.5", "Costs were 3.1")])
+    sample = Sample(
+        id="doc",
+        source=SourceInfo(dataset="t", layout="generic", file="data.jsonl", index=0),
+        question="What was revenue in 2020?",
+        answer="12.5",
+        document=DocumentRef(path=pdf, doc_id="doc.pdf"),
+        evidence_pages=(1,),
+    )
+    scored = SampleInputs(sample)
+    scored.validate(render=False)
+    assert scored._renders is None
+    built = SampleInputs(sample)
+    built.validate()
+    assert built._renders and built._renders[0].startswith(b"\x89PNG")
+    for render in (False, True):
+        tight = SampleInputs(sample, InputLimits(max_pixels=1000))
+        with pytest.raises(InputError, match="above the limit"):
+            tight.validate(render=render)

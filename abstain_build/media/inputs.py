@@ -15,7 +15,7 @@ import pymupdf
 from ..errors import InputError
 from ..model import Sample
 from .images import DEFAULT_MAX_PIXELS, decode_image, encode_png, image_format, normalisation
-from .pdf import DEFAULT_DPI, open_pdf, render_pages
+from .pdf import DEFAULT_DPI, check_render_size, open_pdf, render_pages
 from .pdf_sanitise import Sanitised, sanitise_pdf
 
 T = TypeVar("T")
@@ -90,7 +90,10 @@ class SampleInputs:
         self._removed: tuple[str, ...] = ()
         self._derived: dict[Hashable, Any] = {}
 
-    def validate(self) -> None:
+    def validate(self, *, render: bool = True) -> None:
+        """Refuse a sample that cannot be built, with its reason. ``render`` False checks the
+        evidence pages' render size without rendering them: the routing pass only scores
+        the sample, and rendering there too drew every evidence page twice."""
         if not self.sample.question.strip():
             raise InputError("the question is empty")
         self.images()
@@ -104,7 +107,11 @@ class SampleInputs:
                         f"evidence page {page} is out of range: {self.sample.document.doc_id}"
                         f" has {document.page_count} pages (pages are 1-based)"
                     )
-            self.evidence_renders()
+            if render:
+                self.evidence_renders()
+            else:
+                for page in self.sample.evidence_pages:
+                    check_render_size(document[page - 1], self.limits.dpi, self.limits.max_pixels)
 
     def image_bytes(self) -> list[bytes]:
         """The images exactly as stored in the source."""

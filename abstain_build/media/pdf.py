@@ -99,8 +99,8 @@ def save_pdf(document: pymupdf.Document) -> bytes:
     )
 
 
-def render_page_png(page: pymupdf.Page, dpi: int, max_pixels: int) -> bytes:
-    """Render one page to PNG at ``dpi``; refuse pages that would exceed ``max_pixels``."""
+def check_render_size(page: pymupdf.Page, dpi: int, max_pixels: int) -> None:
+    """Refuse a page that would exceed ``max_pixels`` rendered at ``dpi``."""
     scale = dpi / 72.0
     width = int(page.rect.width * scale)
     height = int(page.rect.height * scale)
@@ -109,6 +109,11 @@ def render_page_png(page: pymupdf.Page, dpi: int, max_pixels: int) -> bytes:
             f"page {page.number + 1}: {width}x{height} pixels at {dpi} dpi is above the limit of"
             f" {max_pixels:,} (--max-pixels)"
         )
+
+
+def render_page_png(page: pymupdf.Page, dpi: int, max_pixels: int) -> bytes:
+    """Render one page to PNG at ``dpi``; refuse pages that would exceed ``max_pixels``."""
+    check_render_size(page, dpi, max_pixels)
     return page.get_pixmap(dpi=dpi, alpha=False).tobytes("png")
 
 

@@ -203,7 +203,7 @@ class SampleProcessor:
     def _score(self, sample: Sample) -> SampleScores:
         inputs = SampleInputs(sample, self.job.limits)
         try:
-            inputs.validate()
+            inputs.validate(render=False)
             features = sample_features(sample, inputs, self.llm)
             if self.blind.decides:
                 features.blind = self.blind.check(sample).verdict

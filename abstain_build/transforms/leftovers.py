@@ -30,7 +30,7 @@ Each returns the reason (one line a reader can check) or None.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..evidence.anchors import stem, stems_of
 from ..evidence.forms import gold_items
@@ -40,6 +40,23 @@ from ..model import Plan
 from ..routing.evidence_type import classify_evidence
 from ..textregions.words import Box
 from .functional.asks import counted_by_the_reader, counted_noun, named_pages
+
+
+def pages_left_whole(
+    emap: EvidenceMap,
+    edited: Sequence[int],
+    shipped: Sequence[int],
+    names: Callable[[set[str]], bool],
+) -> list[int]:
+    """The pages of ``shipped`` the edit leaves whole (not in ``edited``) whose words'
+    stems, over every reading of the page, ``names`` accepts."""
+    return [
+        number
+        for number in shipped
+        if number not in edited
+        and number in emap.readings
+        and names(set(stems_of(" ".join(r.text for r in emap.readings[number].readings))))
+    ]
 
 
 def counted_elsewhere(
@@ -52,13 +69,7 @@ def counted_elsewhere(
     if noun is None or counted_by_the_reader(question, emap.prints_the_count()) is None:
         return None
     wanted = stem(noun)
-    naming = [
-        number
-        for number in shipped
-        if number not in edited
-        and number in emap.readings
-        and wanted in stems_of(" ".join(r.text for r in emap.readings[number].readings))
-    ]
+    naming = pages_left_whole(emap, edited, shipped, lambda stems: wanted in stems)
     if not naming:
         return None
     return (
@@ -84,6 +95,8 @@ _MAKER = re.compile(
 )
 #: The share of the maker's words a page left whole must print to name it.
 MAKER_WORDS = 2 / 3
+#: Words of a maker's name that name nobody.
+_FUNCTION_WORDS = frozenset(("the", "and", "for", "inc", "ltd", "llc", "corp", "company"))
 
 
 def maker_named_elsewhere(
@@ -98,23 +111,15 @@ def maker_named_elsewhere(
     words = {w for w in stems_of(answer) if len(w) >= 3} - _FUNCTION_WORDS
     if not words:
         return None
-    naming = [
-        number
-        for number in shipped
-        if number not in edited
-        and number in emap.readings
-        and len(words & set(stems_of(" ".join(r.text for r in emap.readings[number].readings))))
-        >= MAKER_WORDS * len(words)
-    ]
+    naming = pages_left_whole(
+        emap, edited, shipped, lambda stems: len(words & stems) >= MAKER_WORDS * len(words)
+    )
     if not naming:
         return None
     return (
         f"the question asks who made the document, and page(s) {naming[:5]}, which the edit"
         " leaves whole, name the maker: a reader names it from there"
     )
-
-
-_FUNCTION_WORDS = frozenset(("the", "and", "for", "inc", "ltd", "llc", "corp", "company"))
 
 
 #: What the descriptions of transforms that refuse leftovers say of it.

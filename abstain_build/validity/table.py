@@ -167,11 +167,9 @@ class ValidityTable:
         flagged = contested_sources(readings)
         table.contested = [s for s in sources_where(readings, contested) if s.source in flagged]
         left_out = {s.source for s in table.recalled} | set(flagged)
-        for (name, _mode), group in sorted(by_transform.items()):
-            kept = [r for r in group if r.source not in left_out]
-            valid, n = table.unflagged.get(name, (0, 0))
-            table.unflagged[name] = (valid + sum(r.valid for r in kept), n + len(kept))
-        table.expected = expected_on_new_questions(readings, by_transform, left_out)
+        kinds = split_by_flag(by_transform, left_out)
+        table.unflagged = {name: (sum(plain), len(plain)) for name, (plain, _) in kinds.items()}
+        table.expected = expected_on_new_questions(readings, kinds, left_out)
         for (name, mode), group in sorted(by_transform.items()):
             table.overall[(name, mode)] = _estimate(name, current[name], mode, ALL_KINDS, group)
         for (name, mode, kind), group in sorted(by_cell.items()):
@@ -229,28 +227,35 @@ class ValidityTable:
         }
 
 
+def split_by_flag(
+    counted: Mapping[tuple[str, str], Sequence[Reading]], flagged: set[str]
+) -> dict[str, tuple[list[bool], list[bool]]]:
+    """Per transform, every mode: whether each counted reading was valid, for the
+    questions the readings do not flag and for those they flag."""
+    out: dict[str, tuple[list[bool], list[bool]]] = {}
+    for (name, _mode), group in sorted(counted.items()):
+        plain, marked = out.setdefault(name, ([], []))
+        for reading in group:
+            (marked if reading.source in flagged else plain).append(reading.valid)
+    return out
+
+
 def expected_on_new_questions(
     readings: Sequence[Reading],
-    counted: Mapping[tuple[str, str], Sequence[Reading]],
+    kinds: Mapping[str, tuple[list[bool], list[bool]]],
     flagged: set[str],
 ) -> dict[str, tuple[float, int, int]]:
     """Per transform: (expected validity, flagged questions, questions) on a dataset no
     reading has flagged yet. Rounds read what is new, so the counted readings hold the two
-    kinds of question in no set proportion: they are split into the flagged questions'
-    and the others', and the two shares weighted by how many of the questions the
-    transform was ever read on (any version) the readings flag. A new dataset holds
-    recalled and contested questions too, and no build leaves them out before they are
-    read."""
+    kinds of question in no set proportion: their shares (``kinds``, :func:`split_by_flag`)
+    are weighted by how many of the questions the transform was ever read on (any
+    version) the readings flag. A new dataset holds recalled and contested questions too,
+    and no build leaves them out before they are read."""
     asked: dict[str, set[str]] = defaultdict(set)
     for reading in readings:
         asked[reading.transform].add(reading.source)
-    by_name: dict[str, list[Reading]] = defaultdict(list)
-    for (name, _mode), group in counted.items():
-        by_name[name] += group
     out: dict[str, tuple[float, int, int]] = {}
-    for name, group in sorted(by_name.items()):
-        plain = [r.valid for r in group if r.source not in flagged]
-        marked = [r.valid for r in group if r.source in flagged]
+    for name, (plain, marked) in kinds.items():
         if not plain or not marked:
             continue
         share = len(asked[name] & flagged) / len(asked[name])

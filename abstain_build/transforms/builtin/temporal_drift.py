@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 
 from ...evidence.anchors import stems_of
 from ...evidence.forms import gold_items
@@ -102,20 +103,19 @@ def determinable(question: str) -> str | None:
 SUBJECT_WORDS = 2
 
 
-def printed_with_subject(texts: list[str], years: list[int], subject: set[str]) -> int | None:
+def printed_with_subject(
+    texts: Sequence[str], years: list[int], subject: set[str], stems: Sequence[set[str]]
+) -> int | None:
     """The first page (1-based) that prints one of ``years`` and :data:`SUBJECT_WORDS` of
-    the question's ``subject`` stems, or None. A 10-K reporting on 2013-2015 prints 2018
-    in its table of future lease payments: asked "operating leases in FY 2018", readers
-    answered from that row."""
+    the question's ``subject`` stems (``stems``: each page's, made once per question), or
+    None. A 10-K reporting on 2013-2015 prints 2018 in its table of future lease payments:
+    asked "operating leases in FY 2018", readers answered from that row."""
     if not subject:
         return None
     wanted = min(SUBJECT_WORDS, len(subject))
     marks = [re.compile(rf"(?<![\d.,]){year}(?![\d.,]\d)") for year in years]
-    for number, text in enumerate(texts, start=1):
-        if (
-            any(mark.search(text) for mark in marks)
-            and len(subject & set(stems_of(text))) >= wanted
-        ):
+    for number, (text, words) in enumerate(zip(texts, stems, strict=True), start=1):
+        if len(subject & words) >= wanted and any(mark.search(text) for mark in marks):
             return number
     return None
 
@@ -240,12 +240,14 @@ class TemporalDrift(QuestionTransform):
         if self.config["direction"] != "any":
             order = order[:1]
         subject = set(ctx.evidence().anchors.stems) - {str(year) for year in asked}
+        stems = [set(stems_of(text)) for text in texts] if subject else []
         shift = None
         printed_on = None
         for way in order:
             shifts = []
             for candidate in self._shifts(covered, asked, way):
-                page = printed_with_subject(texts, [y + candidate for y in asked], subject)
+                moved = [year + candidate for year in asked]
+                page = printed_with_subject(texts, moved, subject, stems)
                 if page is None:
                     shifts.append(candidate)
                 else:

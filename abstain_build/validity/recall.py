@@ -1,4 +1,5 @@
-"""Questions blind readers answer from recall: the readings' own knowledge check.
+"""Questions blind readers answer from recall, or with another answer than the gold: the
+readings' own check of what no evidence edit can make unanswerable.
 
 The offline blind cues read the question only, and for documents they stay off: what a
 reader of the field knows about a document's question is for a model to find (``--blind-
@@ -38,8 +39,8 @@ RECALLED = ("memory", "knowledge")
 #: Distinct readers who must agree before a question counts as recalled (or contested).
 MIN_RECALLERS = 2
 #: The least share of a question's readings that settle on another answer for it to be
-#: contested: one reading in five keeps its
-#: counterparts below the default validity bar (0.85) by itself.
+#: contested: one reading in five keeps its counterparts below the default validity bar
+#: (0.85) by itself.
 CONTESTED_SHARE = 0.2
 
 

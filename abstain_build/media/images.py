@@ -1,4 +1,4 @@
-"""Image decoding with a pixel limit, and deterministic PNG encoding."""
+"""Image decoding with a pixel limit, deterministic PNG encoding, and brightness."""
 
 from __future__ import annotations
 
@@ -135,3 +135,21 @@ def box_mean(array: np.ndarray, size: int, edges: str = "zeros") -> np.ndarray:
         + integral[:rows, :cols]
     )
     return total / (size * size)
+
+
+#: ITU-R BT.601 weights of red, green and blue in a pixel's brightness.
+LUMA_WEIGHTS = (0.299, 0.587, 0.114)
+
+
+def luma(pixels: np.ndarray) -> np.ndarray:
+    """Brightness (float64) of pixels whose last axis is red, green, blue (more channels,
+    such as alpha, are ignored).
+
+    Products and sums element by element, never a matrix product: ``rgb @ weights`` goes
+    through BLAS, whose kernel is chosen by the CPU and rounds differently from one
+    machine to another, so a pixel on a threshold flipped and the same seed gave other
+    bytes on another machine. Element-wise IEEE arithmetic is the same everywhere.
+    """
+    colour = np.asarray(pixels, dtype=np.float64)
+    red, green, blue = LUMA_WEIGHTS
+    return colour[..., 0] * red + colour[..., 1] * green + colour[..., 2] * blue

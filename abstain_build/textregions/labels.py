@@ -36,7 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import ndimage
 
-from ..media.images import box_mean
+from ..media.images import box_mean, luma
 from . import ocr
 from .words import Word, same_word_place
 
@@ -155,9 +155,9 @@ def _as_gray(image: np.ndarray) -> np.ndarray:
     array = np.asarray(image)
     if array.ndim == 2:
         return array
-    colour = array[:, :, :3].astype(np.float64)
-    weights = np.array([0.299, 0.587, 0.114])[: colour.shape[2]]
-    return np.clip(colour @ weights / weights.sum(), 0, 255).astype(np.uint8)
+    if array.shape[2] < 3:  # gray and alpha
+        return array[:, :, 0]
+    return np.clip(luma(array), 0, 255).astype(np.uint8)
 
 
 def _covered(box: Box, words: Sequence[Word]) -> bool:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageFilter
 
+from ...media.images import luma
 from ...textregions.ocr import prepare_pixels
 
 #: Smallest brightness step (0-255) between neighbouring pixels that counts as an edge.
@@ -38,8 +39,7 @@ def gray(image: np.ndarray) -> np.ndarray:
     pixels = prepare_pixels(image)
     if pixels.ndim == 2:
         return pixels
-    weights = np.array([0.299, 0.587, 0.114], dtype=np.float32)
-    return np.rint(pixels[:, :, :3].astype(np.float32) @ weights).clip(0, 255).astype(np.uint8)
+    return np.rint(luma(pixels)).clip(0, 255).astype(np.uint8)
 
 
 def gray_range(image: np.ndarray) -> float:

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ...evidence.image_targets import summary
-from ...media.images import box_mean
+from ...media.images import box_mean, luma
 from ...model import MODALITY, Region
 from ...textregions.ocr import prepare_pixels
 from ..base import ImagePlan, ImageTransform, NotApplicable, TransformContext
@@ -217,7 +217,7 @@ def detail_map(image: np.ndarray) -> tuple[np.ndarray, int] | None:
     rows, cols = height // factor, width // factor
     trimmed = pixels[: rows * factor, : cols * factor]
     blocks = trimmed.reshape(rows, factor, cols, factor, -1).mean(axis=(1, 3), dtype=np.float32)
-    gray = blocks[..., 0] if blocks.shape[-1] == 1 else blocks @ _LUMA
+    gray = blocks[..., 0] if blocks.shape[-1] == 1 else luma(blocks).astype(np.float32)
     across = np.zeros_like(gray)
     along = np.zeros_like(gray)
     across[:, :-1] = np.abs(np.diff(gray, axis=1))
@@ -228,9 +228,6 @@ def detail_map(image: np.ndarray) -> tuple[np.ndarray, int] | None:
     side = 2 * DETAIL_REACH + 1
     detail = np.minimum(box_mean(across, side), box_mean(along, side)).astype(np.float32)
     return np.maximum(detail, 0.0), factor
-
-
-_LUMA = np.array([0.299, 0.587, 0.114], dtype=np.float32)
 
 
 def _flat_step(across: np.ndarray, along: np.ndarray) -> float:

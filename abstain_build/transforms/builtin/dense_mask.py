@@ -55,7 +55,7 @@ def cell_runs(selected: np.ndarray, labels: np.ndarray) -> list[tuple[int, int, 
 @register_transform
 class DenseMask(EvidencePageTransform):
     name = "dense_mask"
-    version = 12
+    version = 13
     declines_questions = (graphical_ask, counts_structure)
     family = "evidence_removal"
     axis = EVIDENCE

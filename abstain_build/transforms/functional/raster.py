@@ -14,6 +14,8 @@ import math
 import numpy as np
 import pymupdf
 
+from ...media.images import luma
+
 #: Per-pixel thresholds (0..255) of the pixel analysis.
 INK_DELTA = 40
 EDGE_DELTA = 40
@@ -40,7 +42,7 @@ def ink_mask(rgb: np.ndarray, background: np.ndarray | None = None) -> np.ndarra
 
 
 def gray(rgb: np.ndarray) -> np.ndarray:
-    return rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
+    return luma(rgb)
 
 
 def edge_mask(rgb: np.ndarray) -> np.ndarray:

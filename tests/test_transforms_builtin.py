@@ -429,6 +429,25 @@ def test_temporal_drift_not_applicable_without_a_year(report_pdf: Path) -> None:
             run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
 
 
+def test_temporal_drift_leaves_the_years_of_an_answer_format_example(report_pdf: Path) -> None:
+    """Held-out MMLongBench-Doc asks "What are the years specified in the pie chart of the
+    document? Format all of the years in a list like ['2006', '2007', '2011']": moving the
+    example's years changed nothing that is asked, and the item stayed answerable."""
+    only_example = (
+        "What are the years specified in the chart of the document? Format all of the"
+        " years in a list like ['2019', '2020', '2021']"
+    )
+    sample = doc_sample(report_pdf, (1,), question=only_example)
+    with pytest.raises(NotApplicable, match="answer-format instruction"):
+        run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
+    both = "What was total revenue in FY2021? Answer in the form 'FY2020: 1,234'."
+    sample = doc_sample(report_pdf, (2,), question=both)
+    for seed in range(4):
+        output = run_transform(transform("temporal_drift"), sample, SampleInputs(sample), seed)
+        assert "FY2021" not in output.question
+        assert output.question.endswith("Answer in the form 'FY2020: 1,234'."), output.question
+
+
 def test_temporal_drift_not_applicable_on_image_only_document(tmp_path: Path) -> None:
     document = pymupdf.open()
     page = document.new_page()

@@ -187,13 +187,21 @@ class EvidenceTypeResult:
         }
 
 
+def instruction_start(question: str) -> int:
+    """Where the trailing answer-format instruction starts in ``question`` as given (its
+    length when there is none): what follows is how to write the answer, not what is
+    asked, and its examples ("a list like ['2006', '2007']") are not the question's."""
+    match = _INSTRUCTION.search(question)
+    if match is None or not question[: match.start()].strip():
+        return len(question)
+    return match.start()
+
+
 def split_instruction(question: str) -> tuple[str, str]:
     """(what is asked, the trailing answer-format instruction or "")."""
     text = " ".join(question.split())
-    match = _INSTRUCTION.search(text)
-    if match is None or not text[: match.start()].strip():
-        return text, ""
-    return text[: match.start()].strip(), text[match.start() :].strip()
+    cut = instruction_start(text)
+    return text[:cut].strip(), text[cut:].strip()
 
 
 def time_references(question: str) -> list[str]:

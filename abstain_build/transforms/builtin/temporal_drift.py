@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from ...evidence.anchors import stems_of
 from ...evidence.forms import gold_items
 from ...model import EVIDENCE, Plan, TokenEdit
+from ...routing.evidence_type import instruction_start
 from ...routing.scoring import NEEDS_PERIOD, NEEDS_TIME
 from ..base import NotApplicable, QuestionTransform, TransformContext
 from ..functional.timeref import Coverage, coverage, find_years, mentions_quarter, replace_years
@@ -135,7 +136,7 @@ _COMPARES = re.compile(
 @register_transform
 class TemporalDrift(QuestionTransform):
     name = "temporal_drift"
-    version = 5
+    version = 6
     family = "inferential_impossibility"
     constraints = (NEEDS_TIME, NEEDS_PERIOD)
     axis = EVIDENCE
@@ -191,8 +192,14 @@ class TemporalDrift(QuestionTransform):
 
     def plan(self, ctx: TransformContext) -> Plan:
         question = ctx.sample.question
-        mentions = find_years(question)
+        asked_part = instruction_start(question)
+        mentions = [m for m in find_years(question) if m.start < asked_part]
         if not mentions:
+            if find_years(question):
+                raise NotApplicable(
+                    "the question's only years are in its answer-format instruction (an"
+                    " example of how to write the answer), not the period it asks about"
+                )
             if mentions_quarter(question):
                 raise NotApplicable("the question names a quarter but no year to move")
             raise NotApplicable("the question has no year, fiscal year or quarter with a year")

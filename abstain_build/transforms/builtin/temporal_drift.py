@@ -12,7 +12,14 @@ from ...model import EVIDENCE, Plan, TokenEdit
 from ...routing.evidence_type import instruction_start
 from ...routing.scoring import NEEDS_PERIOD, NEEDS_TIME
 from ..base import NotApplicable, QuestionTransform, TransformContext
-from ..functional.timeref import Coverage, coverage, find_years, mentions_quarter, replace_years
+from ..functional.timeref import (
+    Coverage,
+    YearMention,
+    coverage,
+    find_years,
+    mentions_quarter,
+    replace_years,
+)
 from ..leftovers import public_filing
 from ..params import Param
 from ..registry import register_transform
@@ -69,6 +76,49 @@ def dates_a_named_thing(question: str) -> str | None:
         for match in pattern.finditer(question):
             if any(match.start() <= year.start < match.end() for year in years):
                 return " ".join(match.group(0).split())
+    return None
+
+
+_MONTH_NAME = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+#: A day of a month, either way round: "May 1", "March 31st", "31st March", "1 of May".
+_DAY_OF_MONTH = re.compile(
+    rf"\b(?:(?P<month>{_MONTH_NAME})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
+    rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_NAME}))\b",
+    re.IGNORECASE,
+)
+#: Characters between a day and the year it belongs to ("May 1, 2019", "31 March 2009").
+_DAY_REACH = 6
+
+
+def dated_like_the_document(
+    question: str, years: list[YearMention], texts: Sequence[str]
+) -> str | None:
+    """The question's day and month, when one of its ``years`` completes a date whose day
+    and month the document prints (with its own year), or None.
+
+    Held-out readers, asked about "the survey conducted April 25 - May 1, 2019" of a
+    report on the April 25 - May 1, 2018 one, or about shares held "as of March 31, 2009"
+    in a report "as on 31st March, 2007", took the year for a slip and answered from the
+    document: the day names the one survey or balance date there is.
+    """
+    for year in years:
+        before = question[: year.start]
+        days = list(_DAY_OF_MONTH.finditer(before))
+        if not days or year.start - days[-1].end() > _DAY_REACH:
+            continue
+        found = days[-1]
+        month = (found.group("month") or found.group("month2"))[:3].lower()
+        day = int(found.group("day") or found.group("day2"))
+        printed = re.compile(
+            rf"\b(?:{month}[a-z]*\.?\s+0?{day}(?:st|nd|rd|th)?(?!\d)"
+            rf"|0?{day}(?:st|nd|rd|th)?\s+(?:of\s+)?{month}[a-z]*)\b",
+            re.IGNORECASE,
+        )
+        if any(printed.search(text) for text in texts):
+            return " ".join(found.group(0).split())
     return None
 
 
@@ -136,7 +186,7 @@ _COMPARES = re.compile(
 @register_transform
 class TemporalDrift(QuestionTransform):
     name = "temporal_drift"
-    version = 6
+    version = 7
     family = "inferential_impossibility"
     constraints = (NEEDS_TIME, NEEDS_PERIOD)
     axis = EVIDENCE
@@ -150,6 +200,8 @@ class TemporalDrift(QuestionTransform):
         " (FY15, 2015). Not applicable to questions whose shifted form has an answer (the"
         " first or latest of something, a count of things done in a year), nor where the"
         ' year only dates what the question names ("the document revised on May 2010"),'
+        ' nor where it completes a date whose day the document prints ("the survey of April'
+        ' 25 - May 1, 2019" over the 2018 one: read as a slip),'
         " nor where the answer is a name or a description neither a quantity nor picked by"
         " one (the segment with the lowest revenue is): those rarely change with the period,"
         " and readers gave the document's. A moved year the document prints on a page with"
@@ -221,6 +273,13 @@ class TemporalDrift(QuestionTransform):
             raise NotApplicable(
                 f"the year only dates what the question names ('{dating}'): moved, it"
                 " still points at the same one, and the answer stays"
+            )
+        same_day = dated_like_the_document(question, mentions, texts)
+        if same_day:
+            raise NotApplicable(
+                f"the year completes a date whose day the document prints ('{same_day}'):"
+                " moved, it reads as a slip for the document's own date, and readers"
+                " answer from it"
             )
         items = gold_items(ctx.sample.answer, ctx.sample.answer_format)
         quantity = any(item.kind in QUANTITIES for item in items)

@@ -27,6 +27,7 @@ from ..model import FAMILIES, Edits, Plan, Region, Sample
 from ..routing.evidence_type import classify_evidence
 from ..textregions.pages import PageWords, page_words
 from ..textregions.words import centre_inside
+from .functional.asks import asks_a_count, counted_by_the_reader
 from .functional.evidence_edits import seal_related_page
 from .functional.figures import chart_boxes, find_figures
 from .functional.numbers import find_numbers
@@ -315,6 +316,10 @@ class EvidencePageTransform(DocumentTransform):
     #: Decline a comparison of values a chart on the page draws, answered by a name: the
     #: edit leaves the chart's shapes (a blur), and they rank the values.
     declines_charted_comparisons: ClassVar[bool] = False
+    #: Decline a "how many" question whose count no page prints: the reader counts the
+    #: things, and a blur or masks keep their layout (a table's rows, a list's entries, a
+    #: menu's icons, a run of slides). Held-out readers counted 4 of 4 such blurs.
+    declines_reader_counts: ClassVar[bool] = False
 
     def pages(self, ctx: TransformContext) -> list[int]:
         """The pages :meth:`plan` hands to :meth:`plan_page`."""
@@ -340,6 +345,8 @@ class EvidencePageTransform(DocumentTransform):
 
     def plan(self, ctx: TransformContext) -> Plan:
         self.decline_questions(ctx)
+        if self.declines_reader_counts:
+            self.refuse_reader_count(ctx)
         pages = self.pages(ctx)
         if not pages:
             raise NotApplicable("the sample lists no evidence pages")
@@ -373,6 +380,19 @@ class EvidencePageTransform(DocumentTransform):
         plan.intensity = self.plan_intensity(shares)
         self.refuse_leftovers(ctx, pages, plan)
         return plan
+
+    def refuse_reader_count(self, ctx: TransformContext) -> None:
+        """:class:`NotApplicable` when the question counts things no page prints a number
+        for (see :attr:`declines_reader_counts`)."""
+        question = ctx.sample.question
+        if not asks_a_count(question):
+            return
+        reason = counted_by_the_reader(question, ctx.evidence().prints_the_count())
+        if reason:
+            raise NotApplicable(
+                f"the question {reason}: the edit keeps the layout of what is counted"
+                " (a table's rows, a list's entries, icons, slides), and readers count it"
+            )
 
     def charts(
         self, page: pymupdf.Page, number: int, ctx: TransformContext

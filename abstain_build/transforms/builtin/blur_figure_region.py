@@ -33,8 +33,9 @@ def _holds(figures: list[Figure], rect: pymupdf.Rect) -> bool:
 @register_transform
 class BlurFigureRegion(EvidencePageTransform):
     name = "blur_figure_region"
-    version = 12
+    version = 13
     declines_questions = (graphical_ask, counts_structure)
+    declines_reader_counts = True
     declines_charted_comparisons = True
     family = "evidence_removal"
     constraints = (FIGURE_FOUND,)

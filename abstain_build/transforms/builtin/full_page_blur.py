@@ -21,8 +21,9 @@ from ..registry import register_transform
 @register_transform
 class FullPageBlur(EvidencePageTransform):
     name = "full_page_blur"
-    version = 12
+    version = 13
     declines_questions = (graphical_ask, counts_structure)
+    declines_reader_counts = True
     declines_charted_comparisons = True
     family = "evidence_removal"
     axis = EVIDENCE

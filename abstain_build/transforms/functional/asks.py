@@ -117,10 +117,18 @@ def graphical_ask(question: str) -> str | None:
 BLUR_DECLINES_NOTE = (
     " Not applicable to questions that count, colour or locate graphical things, or count"
     " parts of the document (appendices, sections, steps: the table of contents and the"
-    " layout keep the count): the blur keeps their shapes and colours."
+    " layout keep the count): the blur keeps their shapes and colours. Nor to a count no"
+    " page prints (the rows of a table, the entries of a list): the layout keeps what the"
+    " reader counts; counting the times a word is mentioned stays."
 )
 
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
+
+
+def asks_a_count(question: str) -> bool:
+    """A "how many" question about things, not about the times something is mentioned (a
+    blurred page hides its words, and those held)."""
+    return bool(_HOW_MANY.search(question)) and not _HOW_MANY_TIMES.search(question)
 
 
 def counted_by_the_reader(question: str, printed: bool) -> str | None:

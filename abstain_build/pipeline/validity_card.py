@@ -154,6 +154,19 @@ def validity_lines(
             + ".",
             "",
         ]
+    held_out = policy["table"].get("held_out", {})
+    measured = [name for name in statuses if name in held_out]
+    if measured:
+        lines += [
+            "- Measured on held-out datasets, whose questions and documents no rule was made"
+            " on (what a new dataset gets): "
+            + ", ".join(
+                f"{name} {held_out[name]['valid']} of {held_out[name]['n']} valid"
+                for name in measured
+            )
+            + ".",
+            "",
+        ]
     if human:
         lines += [
             "### This dataset's own review",

@@ -99,6 +99,14 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
                 for name, (value, k, m) in sorted(table.expected.items())
             )
         )
+    if table.held_out:
+        console.print(
+            "Measured on held-out datasets (ledger names ending ':heldout': questions and"
+            " documents no rule was made on), what a new dataset gets: "
+            + ", ".join(
+                f"{name} {valid}/{n}" for name, (valid, n) in sorted(table.held_out.items())
+            )
+        )
     told = {name: counts for name, counts in table.bases.items() if any(b for b in counts if b)}
     if told:
         console.print(

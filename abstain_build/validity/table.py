@@ -137,6 +137,11 @@ class ValidityTable:
     #: questions' figures weighted by the share of the questions it was read on that the
     #: readings flag (:func:`expected_on_new_questions`).
     expected: dict[str, tuple[float, int, int]] = field(default_factory=dict)
+    #: Per transform: (valid, n) of the counted readings made on held-out datasets (named
+    #: ``...:heldout`` in the ledger: questions and documents no rule was made on). What a
+    #: new dataset gets, measured; the expected figure above only extrapolates from the
+    #: flags, and the failures no reading had named yet are missing from it.
+    held_out: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
     def from_readings(
@@ -170,6 +175,11 @@ class ValidityTable:
         kinds = split_by_flag(by_transform, left_out)
         table.unflagged = {name: (sum(plain), len(plain)) for name, (plain, _) in kinds.items()}
         table.expected = expected_on_new_questions(readings, kinds, left_out)
+        for (name, _mode), group in sorted(by_transform.items()):
+            fresh = [r.valid for r in group if is_held_out(r.dataset)]
+            if fresh:
+                valid, n = table.held_out.get(name, (0, 0))
+                table.held_out[name] = (valid + sum(fresh), n + len(fresh))
         for (name, mode), group in sorted(by_transform.items()):
             table.overall[(name, mode)] = _estimate(name, current[name], mode, ALL_KINDS, group)
         for (name, mode, kind), group in sorted(by_cell.items()):
@@ -223,8 +233,20 @@ class ValidityTable:
                 name: {"estimate": round(value, 4), "flagged_questions": k, "questions": m}
                 for name, (value, k, m) in self.expected.items()
             },
+            "held_out": {
+                name: {"valid": valid, "n": n} for name, (valid, n) in self.held_out.items()
+            },
             "cell_min_readings": CELL_MIN_READINGS,
         }
+
+
+#: The ledger name's suffix of a dataset no rule was made on ("mmlongbench-doc:heldout").
+HELD_OUT_SUFFIX = ":heldout"
+
+
+def is_held_out(dataset: str) -> bool:
+    """Was the reading made on a held-out dataset (see :data:`HELD_OUT_SUFFIX`)?"""
+    return dataset.endswith(HELD_OUT_SUFFIX)
 
 
 def split_by_flag(

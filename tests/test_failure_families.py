@@ -1469,3 +1469,50 @@ def test_who_made_the_document_is_declined_while_a_page_left_whole_names_the_mak
         run_transform(transform, sample, inputs, 7)
     except NotApplicable as declined:
         assert "who made the document" not in str(declined)
+
+
+# -- a name printed in passing on a page left whole ------------------------------------------
+
+
+def court_filing(path: Path) -> Path:
+    """A filing whose cover names its court and whose back page names it again, in passing
+    (no word of the question beside it), with a second, unrelated page between."""
+    lines = {
+        1: ["Notice of class action", "Filed before the Superior Court", "District of Montreal"],
+        2: ["The plaintiff asks the court to authorise the action.", "Exhibits follow."],
+        3: ["Province of Quebec, District of Montreal", "Superior Court (Class Action Division)"],
+    }
+    return lines_pdf(path, lines)
+
+
+@pytest.mark.parametrize(
+    "name", ["hide_evidence_page", "dense_mask", "full_page_blur", "remove_visual_element"]
+)
+def test_evidence_edits_decline_a_name_printed_on_a_page_left_whole(
+    name: str, tmp_path: Path
+) -> None:
+    """Held-out readers named the court of a filing from its back page ("Superior Court
+    (Class Action Division)") with the cover hidden, and a report's lead coordinator from
+    its citation: asked for a name, a reader weighs every name the document prints."""
+    pdf = court_filing(tmp_path / "filing.pdf")
+    sample = replace(
+        doc_sample(pdf, (1,)),
+        question="What type of court is noted on the cover page?",
+        answer="Superior Court",
+    )
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    with pytest.raises(NotApplicable, match=r"a name that page\(s\) \[3\] print"):
+        run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
+
+
+def test_a_name_picked_by_a_value_is_not_given_away_by_its_mentions() -> None:
+    """ "Which segment had the lowest revenue?" prints every segment's name on many pages:
+    the values pick the answer, and the names alone do not."""
+    output = _plan(
+        "hide_evidence_page",
+        "According to Figure 1, which segment had the lowest revenue in FY2021?",
+        "Energy Solutions",
+        (5,),
+    )
+    assert output.pdf is not None

@@ -33,6 +33,7 @@ from .functional.figures import chart_boxes, find_figures
 from .functional.numbers import find_numbers
 from .functional.page_content import PageContent, normalised_page, sample_page_content
 from .leftovers import (
+    answer_named_elsewhere,
     charted_comparison,
     counted_elsewhere,
     maker_named_elsewhere,
@@ -284,6 +285,7 @@ class DocumentTransform(Transform):
                 or named_page_left(question, emap, pages)
                 or counted_elsewhere(question, emap, pages, shipped)
                 or maker_named_elsewhere(question, ctx.sample.answer, emap, pages, shipped)
+                or answer_named_elsewhere(question, emap, pages, shipped)
             )
         else:
             reason = worked_out(question, emap, removed_boxes(plan))

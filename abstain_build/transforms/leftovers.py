@@ -122,6 +122,38 @@ def maker_named_elsewhere(
     )
 
 
+#: Answers a mention never gives away: the reader cannot pick them out of the page.
+_PLAIN_ANSWERS = frozenset({"yes", "no", "true", "false", "none"})
+
+
+def answer_named_elsewhere(
+    question: str, emap: EvidenceMap, edited: Sequence[int], shipped: Sequence[int]
+) -> str | None:
+    """Why a name the question asks for survives the edit, or None: a page of ``shipped``
+    left whole prints it, even in passing, without the question's words. Held-out
+    readers named 4 of 8 such answers (the court of a filing from its back page, a
+    lead coordinator from the report's citation, the best model from the text, a method
+    from its table): asked for a name, a reader weighs every name the document prints,
+    and few fit. Numbers are left to the statement rules (a bare number fits anything),
+    and a question that picks among names by a value ("which segment had the lowest
+    revenue") to the rules of comparisons: every candidate is printed, the values pick."""
+    items = emap.items
+    if not items or any(item.kind != "text" for item in items):
+        return None
+    if all(item.text.strip().lower() in _PLAIN_ANSWERS for item in items):
+        return None
+    if emap.candidates() or classify_evidence(question).label == "Comparative":
+        return None
+    whole = {p for p in shipped if p not in edited}
+    printed = sorted({m.page for m in emap.mentions if m.page in whole})
+    if not printed:
+        return None
+    return (
+        f"the answer is a name that page(s) {printed[:5]} print and the edit leaves whole:"
+        " a reader asked for a name weighs every one the document prints"
+    )
+
+
 #: What the descriptions of transforms that refuse leftovers say of it.
 LEFTOVERS_NOTE = (
     " Nor when what is left still gives the answer: the page the question names is left"
@@ -129,7 +161,8 @@ LEFTOVERS_NOTE = (
     " values left give it by a sum, the other slices of its whole, or another unit"
     " (344,000 acres for 538 square miles); nor to a public SEC filing (a 10-K), whose"
     " figures readers recall or rebuild from its other statements; nor to who made the"
-    " document when a page left whole names its maker."
+    " document when a page left whole names its maker; nor to a name a page left whole"
+    " prints, even in passing."
 )
 
 #: The cover of an SEC filing: the Commission's name and the form.

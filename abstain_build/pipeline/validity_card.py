@@ -139,34 +139,30 @@ def validity_lines(
     expected = policy["table"].get("expected_on_new_questions", {})
     used = [name for name in statuses if name in expected]
     if used:
-        lines += [
-            "- The measured validity counts every question read. Some questions fail whatever"
+        lines += _figures_line(
+            "The measured validity counts every question read. Some questions fail whatever"
             " the edit: readers recall their answer, or settle on another one than the gold;"
             " the readings flag them and builds give them no evidence edit, but a question"
             " never read cannot be flagged. Expected where none was read (each kind's figure"
-            " weighted by the share of the questions read that the readings flag): "
-            + ", ".join(
+            " weighted by the share of the questions read that the readings flag): ",
+            [
                 f"{name} {expected[name]['estimate']:.0%}"
                 f" ({expected[name]['flagged_questions']} of {expected[name]['questions']}"
                 " flagged)"
                 for name in used
-            )
-            + ".",
-            "",
-        ]
+            ],
+        )
     held_out = policy["table"].get("held_out", {})
     measured = [name for name in statuses if name in held_out]
     if measured:
-        lines += [
-            "- Measured on held-out datasets, whose questions and documents no rule was made"
-            " on (what a new dataset gets): "
-            + ", ".join(
+        lines += _figures_line(
+            "Measured on held-out datasets, whose questions and documents no rule was made"
+            " on (what a new dataset gets): ",
+            [
                 f"{name} {held_out[name]['valid']} of {held_out[name]['n']} valid"
                 for name in measured
-            )
-            + ".",
-            "",
-        ]
+            ],
+        )
     if human:
         lines += [
             "### This dataset's own review",
@@ -185,3 +181,8 @@ def validity_lines(
             )
         lines.append("")
     return lines
+
+
+def _figures_line(intro: str, figures: list[str]) -> list[str]:
+    """A bullet of the card's validity section: what the figures are, then each."""
+    return [f"- {intro}" + ", ".join(figures) + ".", ""]

@@ -131,12 +131,12 @@ def answer_named_elsewhere(
 ) -> str | None:
     """Why a name the question asks for survives the edit, or None: a page of ``shipped``
     left whole prints it, even in passing, without the question's words. Held-out
-    readers named 4 of 8 such answers (the court of a filing from its back page, a
-    lead coordinator from the report's citation, the best model from the text, a method
-    from its table): asked for a name, a reader weighs every name the document prints,
-    and few fit. Numbers are left to the statement rules (a bare number fits anything),
-    and a question that picks among names by a value ("which segment had the lowest
-    revenue") to the rules of comparisons: every candidate is printed, the values pick."""
+    readers named 4 of the 8 names left so (the court of a filing from its back page, a
+    lead coordinator from the report's citation, a method from its table): asked for a
+    name, a reader weighs every name the document prints, and few fit. Numbers are left
+    to the statement rules (a bare number fits anything), and a question that picks
+    among names by a value ("which segment had the lowest revenue") to the rules of
+    comparisons: every candidate is printed, the values pick."""
     items = emap.items
     if not items or any(item.kind != "text" for item in items):
         return None

@@ -759,7 +759,12 @@ def test_a_seen_answer_needs_the_named_figure_covered(tmp_path: Path) -> None:
     assert list(emap.figures) == [1] and is_seen(emap, COUNTED_IN_LISTING)
     _, gate = run("test_leave_everything", item)
     assert not gate.passed and "the figure the question names" in gate.untouched[0]
+    # A blur keeps the layout of what is counted: it declines the count.
+    with pytest.raises(NotApplicable, match="reader counts"):
+        run("blur_figure_region", item)
     # Figure detection sees the bars only; the listing is blurred because it is named.
+    named = "Which city does the claim in the figure at the top of the page name?"
+    item = sample(listing_paper(tmp_path / "q.pdf"), (1,), named, "Ottawa")
     output, gate = run("blur_figure_region", item)
     assert gate.passed, gate.reason()
     assert "Predict(fact_1)" not in page_text(output.pdf, 1)

@@ -37,6 +37,7 @@ from rapidfuzz.distance import Levenshtein
 
 from ..textregions.words import Word
 from ..transforms.functional.numbers import NumericToken, find_numbers, follows_reference_word
+from ..transforms.functional.timeref import MONTH_NAME
 
 #: How a printed number can relate to the gold by a power of ten: tables "in thousands",
 #: "in millions", "in billions" (either way round). Percent shifts are separate.
@@ -58,15 +59,11 @@ STRONG_TEXT = 6
 MAX_UNIT_WORDS = 3
 
 _YEAR_KINDS = ("year", "fiscal_year", "year_range", "quarter")
-_MONTHS = (
-    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
-)
 _DATE = re.compile(
     rf"""
-    \b(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b
-  | \b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\.?,?\s+\d{{4}}\b
-  | \b(?:{_MONTHS})\.?,?\s+\d{{4}}\b
+    \b(?:{MONTH_NAME})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b
+  | \b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTH_NAME})\.?,?\s+\d{{4}}\b
+  | \b(?:{MONTH_NAME})\.?,?\s+\d{{4}}\b
   | \b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b
   | \b\d{{4}}-(?:0[1-9]|1[0-2])\b(?!-)
   | \b(?:0?[1-9]|1[0-2])/\d{{4}}\b

@@ -142,11 +142,9 @@ def answer_named_elsewhere(
         return None
     if all(item.text.strip().lower() in _PLAIN_ANSWERS for item in items):
         return None
-    if emap.candidates() or classify_evidence(question).label == "Comparative":
-        return None
     whole = {p for p in shipped if p not in edited}
     printed = sorted({m.page for m in emap.mentions if m.page in whole})
-    if not printed:
+    if not printed or emap.candidates() or classify_evidence(question).label == "Comparative":
         return None
     return (
         f"the answer is a name that page(s) {printed[:5]} print and the edit leaves whole:"

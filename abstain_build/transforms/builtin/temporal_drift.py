@@ -13,6 +13,7 @@ from ...routing.evidence_type import instruction_start
 from ...routing.scoring import NEEDS_PERIOD, NEEDS_TIME
 from ..base import NotApplicable, QuestionTransform, TransformContext
 from ..functional.timeref import (
+    MONTH_NAME,
     Coverage,
     YearMention,
     coverage,
@@ -79,14 +80,10 @@ def dates_a_named_thing(question: str) -> str | None:
     return None
 
 
-_MONTH_NAME = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
 #: A day of a month, either way round: "May 1", "March 31st", "31st March", "1 of May".
 _DAY_OF_MONTH = re.compile(
-    rf"\b(?:(?P<month>{_MONTH_NAME})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
-    rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{_MONTH_NAME}))\b",
+    rf"\b(?:(?P<month>{MONTH_NAME})\.?\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
+    rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>{MONTH_NAME}))\b",
     re.IGNORECASE,
 )
 #: Characters between a day and the year it belongs to ("May 1, 2019", "31 March 2009").

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from ...textregions.number_boxes import PlacedNumber
 from ...textregions.words import Word
+from .timeref import MONTH_NAME
 
 VALUE = "value"
 DATE_PART = "date"
@@ -31,13 +32,9 @@ ROLES = (VALUE, DATE_PART, PAGE_NUMBER, MARKER, CITATION, SECTION, NAME)
 #: Roles that number the document itself: never edited, even where they print the answer.
 STRUCTURE = frozenset({PAGE_NUMBER, MARKER, SECTION})
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
 #: A month name right before a number makes it a day of a date ("December 31, 2015").
-MONTH_BEFORE = re.compile(rf"\b{_MONTH}\.?\s*$", re.IGNORECASE)
-_MONTH_AFTER = re.compile(rf"^(?:st|nd|rd|th)?\s*(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
+MONTH_BEFORE = re.compile(rf"\b{MONTH_NAME}\.?\s*$", re.IGNORECASE)
+_MONTH_AFTER = re.compile(rf"^(?:st|nd|rd|th)?\s*(?:of\s+)?{MONTH_NAME}\b", re.IGNORECASE)
 _ORDINAL_SUFFIX = re.compile(r"^(?:st|nd|rd|th)\b", re.IGNORECASE)
 _SMALL_INT = re.compile(r"^\(?(\d{1,3})\)?$")
 #: A year with a letter, as author-year citations tell one author's papers apart.
@@ -74,7 +71,7 @@ _NAMING_WORDS = re.compile(
 _OLD_YEAR = re.compile(r"^\(?(1[6-8]\d\d)\)?$")
 _YEAR_BEFORE = re.compile(
     rf"(?:\b(?:in|of|since|by|from|until|to|during|circa|c\.|year|years|early|late|mid)"
-    rf"|{_MONTH}\.?|\d{{1,2}},?)\s*$",
+    rf"|{MONTH_NAME}\.?|\d{{1,2}},?)\s*$",
     re.IGNORECASE,
 )
 _SECTION = re.compile(r"^\d{1,2}(?:\.\d{1,2}){0,3}\.?$")
@@ -117,7 +114,7 @@ def _is_citation(before: str, after: str, bracketed: bool) -> bool:
     if match is None:
         return False
     name = match.group(1)
-    if name is not None and (name.lower() in _NOT_NAMES or re.fullmatch(_MONTH, name, re.I)):
+    if name is not None and (name.lower() in _NOT_NAMES or re.fullmatch(MONTH_NAME, name, re.I)):
         return False
     return _in_bracket(before) and bool(re.match(r"^[a-z]?\s*[)\];,]", after))
 

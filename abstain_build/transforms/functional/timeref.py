@@ -9,6 +9,11 @@ from dataclasses import dataclass, field
 
 MIN_YEAR, MAX_YEAR = 1900, 2099
 
+#: A month's name, in full or its usual abbreviation ("Sept", "Dec"), as one group.
+MONTH_NAME = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
 # A four-digit year standing alone (not inside a longer number, an amount or a decimal).
 _YEAR = re.compile(r"(?<![\d$€£.,/])(?P<year>(?:19|20)\d{2})(?![\d%]|\.\d|,\d{3})")
 # FY15, FY 2015, FY'15

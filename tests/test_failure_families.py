@@ -1353,6 +1353,43 @@ def test_a_count_printed_before_what_it_counts_is_a_statement_on_any_page() -> N
     assert {3, 4} <= set(output.record.edits.pages_hidden)
 
 
+@pytest.mark.parametrize(
+    "stat_box",
+    [
+        ["Assurance in numbers", "1914    20    12", "Employees    Offices    Countries"],
+        ["Assurance in numbers", "Employees: 1914", "Offices: 20"],
+    ],
+)
+def test_a_count_under_or_after_its_label_is_a_statement_on_any_page(
+    tmp_path: Path, stat_box: list[str]
+) -> None:
+    """ "How many employees dose PWC Assurance have?" (1914): number erasure took the stat
+    box of the listed page, and a held-out reader read the same box on the next two pages.
+    The misspelt verb had made "employees dose pwc" the counted thing, so the box's
+    "Employees" named too little of it; and a count may follow its label."""
+    from abstain_build.evidence.anchors import counted_things, stem
+    from abstain_build.evidence.map import evidence_map
+
+    question = "How many employees dose PWC Assurance have?"
+    assert counted_things(question) == (stem("employees"),)
+    assert counted_things("How many glass bottles were sold?") == (stem("glass"), stem("bottles"))
+    pdf = lines_pdf(
+        tmp_path / "brochure.pdf",
+        {
+            1: ["Assurance", "Our people audit and advise.", "1914 people in 20 offices"],
+            2: ["Why join us", "A career of learning.", *stat_box],
+            3: ["Figure 3 shows the 1914 offices of the founders."],
+        },
+    )
+    sample = replace(doc_sample(pdf, (1,)), question=question, answer="1914")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    emap = evidence_map(sample, inputs)
+    assert emap.statement_pages() == [1, 2]
+    output = run_transform(get_registry().get("remove_numeric_tokens")(), sample, inputs, 0)
+    assert {region.page for region in output.record.edits.regions} >= {1, 2}
+
+
 def test_a_chart_whose_legend_prints_the_periods_of_an_asked_change_draws_it() -> None:
     """Readers measured the two Cloud Services bars of "Revenue by Segment, FY2019-FY2021"
     for "By what percentage did the revenue of the subscription-based segment grow from
@@ -1497,5 +1534,52 @@ def test_a_name_picked_by_a_value_is_not_given_away_by_its_mentions() -> None:
         "According to Figure 1, which segment had the lowest revenue in FY2021?",
         "Energy Solutions",
         (5,),
+    )
+    assert output.pdf is not None
+
+
+# -- a list printed side by side on a page left whole --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["hide_evidence_page", "dense_mask", "full_page_blur", "blur_figure_region"]
+)
+def test_evidence_edits_decline_a_list_a_page_left_whole_prints_side_by_side(
+    name: str, tmp_path: Path
+) -> None:
+    """ "The author mainly conducted experiments on which two tasks?": with the listed pages
+    hidden, a held-out reader read "we deploy LLMs for event relation extraction and
+    deductive reasoning tasks" in a later section. Each item is printed on many pages
+    among other tasks; printed together, they are the list."""
+    pdf = lines_pdf(
+        tmp_path / "paper.pdf",
+        {
+            1: ["1 Introduction", "We study event relation extraction.", "Causal links matter."],
+            2: ["2 Background", "Deductive reasoning starts from premises.", "Also: induction."],
+            3: [
+                "4.1 Setup",
+                "We deploy LLMs for event relation extraction and deductive reason-",
+                "ing tasks.",
+            ],
+        },
+    )
+    question = "The author mainly conducted experiments on which two tasks?"
+    answer = "['event relation extraction', 'deductive reasoning']"
+    sample = replace(doc_sample(pdf, (1, 2)), question=question, answer=answer)
+    sample = replace(sample, answer_format="List")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    with pytest.raises(NotApplicable, match=r"page 3, which the edit leaves whole, prints"):
+        run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
+
+
+def test_a_list_picked_by_a_value_is_not_given_away_by_a_longer_list() -> None:
+    """ "Which segments had revenue above US$3,000 million?": page 3 lists all four
+    segments ("Industrial Products, Consumer Devices, Cloud Services and Energy
+    Solutions"); the values pick two of them, and the names alone do not."""
+    output = _plan(
+        "hide_evidence_page",
+        "Which segments had revenue above US$3,000 million in FY2021?",
+        "['Industrial Products', 'Consumer Devices']",
     )
     assert output.pdf is not None

@@ -172,8 +172,19 @@ def counted_things(question: str) -> tuple[str, ...]:
     """Stems of the words a "how many" question counts ("How many reportable segments are
     listed in Table 1?" -> ("report", "segment")), or ()."""
     match = _HOW_MANY.search(question)
-    # "how many of the people": what it counts comes after the stopwords.
-    return _leading_stems(match.group(1), frozenset(), COUNTED_WORDS) if match else ()
+    if match is None:
+        return ()
+    # "how many of the people": what it counts comes after the stopwords; it ends at its
+    # first plural ("how many employees dose PWC have", a verb misspelt, counts employees).
+    words = match.group(1).split()
+    plural = next((i for i, w in enumerate(words) if _is_plural(w)), None)
+    counted = " ".join(words if plural is None else words[: plural + 1])
+    return _leading_stems(counted, frozenset(), COUNTED_WORDS)
+
+
+def _is_plural(word: str) -> bool:
+    word = word.lower()
+    return len(word) > 3 and word.endswith("s") and not word.endswith("ss")
 
 
 def _leading_stems(text: str, skipped: frozenset[str], most: int) -> tuple[str, ...]:

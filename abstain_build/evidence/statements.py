@@ -93,6 +93,9 @@ class Mention:
     status: str = MENTION
     #: Stems of the words printed right after the form ("four reportable segments").
     after: tuple[str, ...] = ()
+    #: Stems of the word printed right before it when that word is a plural, a count's
+    #: label ("Employees 1914"; "Figure 3" numbers a figure, it counts nothing).
+    before: tuple[str, ...] = ()
 
     def anchored(self, needed: int, topic: bool = False) -> bool:
         """At least ``needed`` of the question's anchor words are near (years do not
@@ -177,6 +180,14 @@ def is_selection(question: str, item: GoldItem, options: Sequence[str], page_tex
     return bool(_SELECTION.search(question)) and len(item.tokens) <= 3
 
 
+def _plural_label(words: Sequence[Word], stems: Sequence[set[str]], first: int) -> tuple[str, ...]:
+    """Stems of the word right before ``first`` when it is a plural noun's label."""
+    if first == 0:
+        return ()
+    label = normalise(words[first - 1].text)
+    return tuple(stems[first - 1]) if len(label) > 3 and label.endswith("s") else ()
+
+
 def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors) -> list[Mention]:
     """Every form of ``items`` that ``reading`` prints, with the anchors near it."""
     words = reading.words
@@ -201,6 +212,7 @@ def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors)
             for i in range(match.last + 1, min(len(words), match.last + AFTER + 1))
             for s in stems[i]
         )
+        before = _plural_label(words, stems, match.first)
         tight = None
         if single_digit.get(match.item):
             beside = range(max(0, match.first - TIGHT), min(len(words), match.last + TIGHT + 1))
@@ -223,6 +235,7 @@ def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors)
                 figure=reading.region if reading.channel == OCR_FIGURE else None,
                 tight=tight,
                 after=after,
+                before=before,
             )
         )
     return out
@@ -234,6 +247,8 @@ def classify(mention: Mention, listed: bool, selection: bool, anchors: Anchors) 
         status = CANDIDATE
     elif anchors.counted and set(anchors.counted) <= set(mention.after):
         status = STATEMENT  # "four reportable segments" for "how many reportable segments"
+    elif anchors.counted and set(anchors.counted) & set(mention.before):
+        status = STATEMENT  # "Employees 1914" for "how many employees does it have"
     elif mention.unique:
         status = STATEMENT
     elif listed:

@@ -36,6 +36,7 @@ from .leftovers import (
     answer_named_elsewhere,
     charted_comparison,
     counted_elsewhere,
+    list_printed_together,
     maker_named_elsewhere,
     named_page_left,
     public_filing,
@@ -280,12 +281,15 @@ class DocumentTransform(Transform):
         question = ctx.sample.question
         if plan is None:
             shipped = sorted(emap.readings) if ctx.context == "document" else []
+            # A page edited for its operand rows alone keeps its sentences.
+            edited_whole = [p for p in pages if not emap.related_only(p)]
             reason = (
                 public_filing(emap)
                 or named_page_left(question, emap, pages)
                 or counted_elsewhere(question, emap, pages, shipped)
                 or maker_named_elsewhere(question, ctx.sample.answer, emap, pages, shipped)
                 or answer_named_elsewhere(question, emap, pages, shipped)
+                or list_printed_together(question, emap, edited_whole, shipped)
             )
         else:
             reason = worked_out(question, emap, removed_boxes(plan))

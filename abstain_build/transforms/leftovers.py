@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from ..evidence.anchors import stem, stems_of
-from ..evidence.forms import gold_items
+from ..evidence.forms import gold_items, normalise
 from ..evidence.map import EvidenceMap
 from ..evidence.recovery import recoveries
 from ..model import Plan
@@ -152,6 +152,69 @@ def answer_named_elsewhere(
     )
 
 
+#: Words a list's items may have between them and still be printed as one list
+#: ("event relation extraction and deductive reasoning", "A, B, and C").
+LIST_GAP = 3
+#: A question that picks its list among others by a value ("which segments had revenue
+#: above $3,000 million"): every segment is printed side by side, the values pick.
+_PICKS_BY_VALUE = re.compile(
+    r"\b(?:above|below|over|under|exceed\w*|more|less|fewer|at\s+least|at\s+most|greater"
+    r"|higher|lower|highest|lowest|most|least|top|best|worst|largest|smallest|biggest"
+    r"|compared|increas\w*|decreas\w*|grew|fell|rank\w*)\b",
+    re.IGNORECASE,
+)
+#: A word hyphenated across a line break.
+_HYPHENATED = re.compile(r"(\w)-\s+(\w)")
+
+
+def list_printed_together(
+    question: str, emap: EvidenceMap, edited: Sequence[int], shipped: Sequence[int]
+) -> str | None:
+    """Why a list answer survives the edit, or None: a page of ``shipped`` left whole
+    prints all of its items side by side, as the list itself ("we deploy LLMs for event
+    relation extraction and deductive reasoning tasks", read by a held-out reader in a
+    section the edit left whole). Candidates or not, a reader asked for two things takes
+    the two a sentence names together, unless values pick them out of a longer list."""
+    items = [item for item in emap.items if item.kind == "text" and not item.partial]
+    if len(items) < 2 or _PICKS_BY_VALUE.search(question):
+        return None
+    for number in shipped:
+        if number in edited or number not in emap.readings:
+            continue
+        for reading in emap.readings[number].readings:
+            joined = _HYPHENATED.sub(r"\1\2", reading.text)  # "reason- ing"
+            if _side_by_side([item.tokens for item in items], normalise(joined).split()):
+                return (
+                    f"page {number}, which the edit leaves whole, prints the answer's"
+                    f" {len(items)} items side by side: a reader takes the list from there"
+                )
+    return None
+
+
+def _side_by_side(items: Sequence[tuple[str, ...]], tokens: Sequence[str]) -> bool:
+    """Do ``tokens`` print every item of ``items``, each within :data:`LIST_GAP` words of
+    the next, in some order?"""
+    starts: dict[int, list[int]] = {k: [] for k in range(len(items))}
+    for k, item in enumerate(items):
+        n = len(item)
+        starts[k] = [i for i in range(len(tokens) - n + 1) if tuple(tokens[i : i + n]) == item]
+        if not starts[k]:
+            return False
+    spans = sorted((i, i + len(items[k]), k) for k, found in starts.items() for i in found)
+    for first in range(len(spans)):
+        seen = {spans[first][2]}
+        end = spans[first][1]
+        for start, stop, k in spans[first + 1 :]:
+            if start - end > LIST_GAP:
+                break
+            if start >= end and k not in seen:
+                seen.add(k)
+                end = stop
+        if len(seen) == len(items):
+            return True
+    return False
+
+
 #: What the descriptions of transforms that refuse leftovers say of it.
 LEFTOVERS_NOTE = (
     " Nor when what is left still gives the answer: the page the question names is left"
@@ -160,7 +223,8 @@ LEFTOVERS_NOTE = (
     " (344,000 acres for 538 square miles); nor to a public SEC filing (a 10-K), whose"
     " figures readers recall or rebuild from its other statements; nor to who made the"
     " document when a page left whole names its maker; nor to a name a page left whole"
-    " prints, even in passing."
+    " prints, even in passing; nor to a list whose items a page left whole prints side by"
+    " side."
 )
 
 #: The cover of an SEC filing: the Commission's name and the form.

@@ -65,15 +65,31 @@ _NAMES_A_SOURCE = re.compile(
     rf"\d{{4}}\b(?:\s+{_NOT_BETWEEN}[A-Za-z][\w-]*){{0,2}}?\s+{_SOURCE}\b", re.IGNORECASE
 )
 
+#: A year that is part of a name: an act or rule ("HSCA 2008", "the Companies Act 2013",
+#: "Regulations 2014"), a plan or event ("Vision 2030", "Expo 2020"). Moved, it names
+#: nothing, and a reader reads it as a slip for the one the document cites. Acronyms that
+#: date a period ("FY 2015", "Q3 2019", "YTD 2020") are no names, nor the words of a
+#: question written in capitals.
+_PERIOD_ACRONYM = (
+    r"(?:FY|CY|AY|SY|YTD|MTD|QTD|Q[1-4]|H[12]|AD|BC|BCE|CE"
+    r"|IN|OF|ON|AT|BY|TO|FOR|FROM|SINCE|DURING|BEFORE|AFTER|UNTIL|AND|OR|THE|YEAR)"
+)
+_PART_OF_A_NAME = re.compile(
+    rf"\b(?:(?!{_PERIOD_ACRONYM}\b)[A-Z][A-Z&]+\)?|Acts?|Regulations?|Rules|Code|Order|Bill"
+    r"|Directive|Convention|Vision|Agenda|Standards?|Edition|Version|Olympics|Cup|Expo)"
+    r"\s+\(?\d{4}\b"
+)
+
 
 def dates_a_named_thing(question: str) -> str | None:
     """The words where a year only dates the document, paper or plan the question names
-    ("revised on May 2010") or the survey or report its data comes from ("2013 tracking
-    survey"), or None. A reader told "Who produced the document revised on May 2011?"
-    answers from the one document in hand, revised May 2010; one asked about "the ...
-    2017 tracking survey" answers from the 2013 one."""
+    ("revised on May 2010"), the survey or report its data comes from ("2013 tracking
+    survey"), or is part of a name ("the HSCA 2008"), or None. A reader told "Who
+    produced the document revised on May 2011?" answers from the one document in hand,
+    revised May 2010; one asked about "the ... 2017 tracking survey" answers from the
+    2013 one."""
     years = find_years(question)
-    for pattern in (_DATES_A_THING, _NAMES_A_SOURCE):
+    for pattern in (_DATES_A_THING, _NAMES_A_SOURCE, _PART_OF_A_NAME):
         for match in pattern.finditer(question):
             if any(match.start() <= year.start < match.end() for year in years):
                 return " ".join(match.group(0).split())
@@ -183,7 +199,7 @@ _COMPARES = re.compile(
 @register_transform
 class TemporalDrift(QuestionTransform):
     name = "temporal_drift"
-    version = 7
+    version = 8
     family = "inferential_impossibility"
     constraints = (NEEDS_TIME, NEEDS_PERIOD)
     axis = EVIDENCE
@@ -196,7 +212,8 @@ class TemporalDrift(QuestionTransform):
         " series reaches them), keeping their notation"
         " (FY15, 2015). Not applicable to questions whose shifted form has an answer (the"
         " first or latest of something, a count of things done in a year), nor where the"
-        ' year only dates what the question names ("the document revised on May 2010"),'
+        ' year only dates what the question names ("the document revised on May 2010")'
+        ' or is part of a name ("the HSCA 2008"),'
         ' nor where it completes a date whose day the document prints ("the survey of April'
         ' 25 - May 1, 2019" over the 2018 one: read as a slip),'
         " nor where the answer is a name or a description neither a quantity nor picked by"

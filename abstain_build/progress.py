@@ -82,6 +82,12 @@ class PhaseProgress:
             self._bar.update(self._tasks[label], completed=done, total=total, rate=rate)
         elif self.mode == "lines":
             now = time.monotonic()
+            if label not in self._lines:
+                # A phase that starts closes the ones before it: their last lines go out
+                # now, not after the new phase's ("routing: 89/90" after "building: 90/90"
+                # when a sample failed to load).
+                for earlier in list(self._lines):
+                    self._line(earlier, final=True)
             state = self._lines.setdefault(
                 label, {"start": now, "last": now, "done": 0, "total": 0, "printed": -1}
             )

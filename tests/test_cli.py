@@ -441,3 +441,22 @@ def test_classify_reports_its_progress_in_a_log_and_keeps_stdout_clean() -> None
     assert len(json.loads(done.stdout)["items"]) == 4  # one JSON document, nothing else
     quiet = run_cli("classify", str(FIXTURES / "mmmu"), "--progress-every", "0", "--quiet")
     assert quiet.returncode == 0 and "classifying:" not in quiet.stderr
+
+
+def test_a_phase_that_starts_closes_the_one_before_it_in_a_log() -> None:
+    """A sample that fails to load leaves routing at 89/90: its last line goes out when
+    building starts, not after "building: 90/90" at the end."""
+    import io
+
+    from rich.console import Console
+
+    from abstain_build.progress import PhaseProgress
+
+    stream = io.StringIO()
+    with PhaseProgress(Console(file=stream, force_terminal=False), every=3600) as progress:
+        progress(1, 3, "route")
+        progress(2, 3, "route")
+        progress(1, 2, "build")
+        progress(2, 2, "build")
+    lines = [line.split(",")[0] for line in stream.getvalue().splitlines()]
+    assert lines == ["routing: 2/3", "building: 2/2"], lines

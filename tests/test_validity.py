@@ -762,6 +762,12 @@ def test_readings_on_held_out_datasets_give_the_figure_a_new_dataset_gets():
     from abstain_build.pipeline.validity_card import validity_lines
 
     tuned = [reading("dense_mask", source=f"q{k}", item=f"p{k:015d}") for k in range(4)]
+    recall = [
+        reading(
+            "dense_mask", "answerable", source="gov", basis="memory", item=f"g{k:015d}", reader=r
+        )
+        for k, r in enumerate(("a-r01", "b-r02"))
+    ]
     fresh = [
         reading(
             "dense_mask",
@@ -772,9 +778,10 @@ def test_readings_on_held_out_datasets_give_the_figure_a_new_dataset_gets():
         )
         for k, verdict in enumerate(("unanswerable", "answerable", "doubtful"))
     ]
-    table = ValidityTable.from_readings(tuned + fresh)
-    assert table.overall[("dense_mask", "rule")].n == 7  # the table counts every reading
+    table = ValidityTable.from_readings(tuned + recall + fresh)
+    assert table.overall[("dense_mask", "rule")].n == 9  # the table counts every reading
     assert table.held_out == {"dense_mask": (1, 3)}
+    assert "dense_mask" in table.expected
     assert ValidityTable.from_readings(tuned).held_out == {}
     manifest = {
         "validity": {
@@ -788,3 +795,5 @@ def test_readings_on_held_out_datasets_give_the_figure_a_new_dataset_gets():
     statuses = {"dense_mask": {"statuses": Counter(held=2), "mode": "rule", "version": 1}}
     card = "\n".join(validity_lines(manifest, statuses))
     assert "Measured on held-out datasets" in card and "dense_mask 1 of 3 valid" in card
+    # The measurement replaces the extrapolation, which it showed too high.
+    assert "Expected where none was read" not in card

@@ -89,14 +89,17 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
             " build of the read questions emits, since they get no evidence edit): "
             + ", ".join(f"{name} {valid}/{n}" for name, (valid, n) in sorted(flagged.items()))
         )
-    if table.expected:
+    # A held-out measurement replaces the extrapolation (see the card).
+    expected = {n: v for n, v in table.expected.items() if n not in table.held_out}
+    if expected:
         console.print(
             "Expected on a new dataset, whose recalled and contested questions no reading has"
             " flagged yet (the two kinds' figures weighted by the share of the questions read"
-            " that the readings flag): "
+            " that the readings flag; transforms measured on held-out datasets get that"
+            " figure instead): "
             + ", ".join(
                 f"{name} {value:.0%} ({k} of {m} questions flagged)"
-                for name, (value, k, m) in sorted(table.expected.items())
+                for name, (value, k, m) in sorted(expected.items())
             )
         )
     if table.held_out:

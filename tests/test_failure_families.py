@@ -1131,6 +1131,55 @@ def test_a_picture_an_edit_took_off_its_slide_leaves_the_file(tmp_path: Path) ->
     assert chart_raw not in kept and photo_raw in kept
 
 
+def test_a_picture_a_page_draws_unseen_stays_in_the_file(tmp_path: Path) -> None:
+    """A held-out paper's scanned pages each draw one watermark, listed in an indirect
+    /XObject dictionary per page; MuPDF reports no draw of it, so hiding one page took it
+    off every page, through a key path PyMuPDF wrote as a placeholder string: every page of
+    every counterpart failed to draw, and the document gave no item. A picture a content
+    stream still calls by name is drawn."""
+    from abstain_build.media.pdf import save_pdf
+    from abstain_build.media.pdf_channels import drop_undrawn_images, listed_images
+    from abstain_build.qc.structural import drawing_errors
+    from abstain_build.transforms.functional.pdf_edit import blank_page
+
+    pdf = pymupdf.open()
+    mark = pdf.get_new_xref()
+    pdf.update_object(
+        mark,
+        "<< /Type /XObject /Subtype /Image /Width 8 /Height 8 /ColorSpace /DeviceGray"
+        " /BitsPerComponent 8 >>",
+    )
+    pdf.update_stream(mark, bytes(range(64)), compress=False)
+    chart = pdf.get_new_xref()  # listed by both pages, drawn by the hidden one only
+    pdf.update_object(chart, pdf.xref_object(mark))
+    pdf.update_stream(chart, bytes(range(64, 128)), compress=False)
+    unseen = b"q /G0 gs 100 0 0 100 72 600 cm /Wm Do Q"  # alpha 0: MuPDF reports nothing
+    shown = b"q 100 0 0 100 72 600 cm /Wm Do Q q 100 0 0 100 72 400 cm /Ch Do Q"
+    for draw in (unseen, shown):
+        page = pdf.new_page()
+        names = pdf.get_new_xref()
+        pdf.update_object(names, f"<< /Wm {mark} 0 R /Ch {chart} 0 R >>")
+        pdf.xref_set_key(
+            page.xref,
+            "Resources",
+            f"<< /XObject {names} 0 R /ExtGState << /G0 << /ca 0 /CA 0 >> >> >>",
+        )
+        contents = pdf.get_new_xref()
+        pdf.update_object(contents, "<<>>")
+        pdf.update_stream(contents, draw)
+        pdf.xref_set_key(page.xref, "Contents", f"{contents} 0 R")
+    assert pdf[0].get_image_info() == []
+    pictures = listed_images(pdf, [2])
+    blank_page(pdf[1])
+    assert drop_undrawn_images(pdf, pictures) == [
+        "1 picture(s) no page draws any more removed from the file"
+    ]
+    with pymupdf.open(stream=save_pdf(pdf), filetype="pdf") as shipped:
+        assert drawing_errors(shipped) == set()
+        assert [image[7] for image in shipped[0].get_images(full=True)] == ["Wm"]
+        assert b"replace me" not in shipped.tobytes()
+
+
 def test_a_picture_listed_twice_with_the_same_bytes_stays_drawn(shared_data: Path) -> None:
     """The ACL paper's first figure draws one icon under two names (Im3, Im4); MuPDF names
     both draws by one of them, and the other must not be taken for a picture nobody draws:

@@ -12,6 +12,7 @@ its ``/ActualText``. So an edited page drops its entries in every such channel
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -173,6 +174,9 @@ def drop_undrawn_images(document: pymupdf.Document, listed: set[int]) -> list[st
         if candidates & {image[0] for image in images}:
             drawn |= {info["xref"] for info in page.get_image_info(xrefs=True)}
     candidates -= drawn
+    # MuPDF reports no picture it draws invisibly (a watermark under a zero-alpha state);
+    # its page still calls it by name, and would lose it.
+    candidates -= _called_by_name(document, listings, candidates)
     if candidates:
         seen = {_raw_digest(document, xref) for xref in drawn if xref > 0}
         candidates = {xref for xref in candidates if _raw_digest(document, xref) not in seen}
@@ -180,10 +184,46 @@ def drop_undrawn_images(document: pymupdf.Document, listed: set[int]) -> list[st
     for page, images in listings:
         for xref, *_rest, name, _filter, referencer in images:
             holder = referencer if referencer > 0 else page.xref
-            key = f"Resources/XObject/{name}"
-            if xref in candidates and document.xref_get_key(holder, key)[0] != "null":
-                document.xref_set_key(holder, key, "null")
+            if xref in candidates and _drop_xobject(document, holder, name):
                 removed.add(xref)
     if not removed:
         return []
     return [f"{len(removed)} picture(s) no page draws any more removed from the file"]
+
+
+def _called_by_name(
+    document: pymupdf.Document, listings: list[tuple[pymupdf.Page, list]], candidates: set[int]
+) -> set[int]:
+    """The ``candidates`` a content stream still shows by name (``/Name Do``): a page's
+    own streams, or the form that lists the picture."""
+    called: set[int] = set()
+    for page, images in listings:
+        wanted = [(xref, name, referencer) for xref, *_r, name, _f, referencer in images]
+        wanted = [w for w in wanted if w[0] in candidates and w[0] not in called]
+        if not wanted:
+            continue
+        own = b"\n".join(document.xref_stream(x) or b"" for x in page.get_contents())
+        for xref, name, referencer in wanted:
+            stream = (document.xref_stream(referencer) or b"") if referencer > 0 else own
+            if re.search(rb"/" + re.escape(name.encode()) + rb"\s+Do\b", stream):
+                called.add(xref)
+    return called
+
+
+def _drop_xobject(document: pymupdf.Document, holder: int, name: str) -> bool:
+    """Set ``name`` of ``holder``'s /Resources /XObject dictionary to null, following
+    indirect dictionaries (a key path through an indirect object is not written where it
+    should be: PyMuPDF leaves a placeholder string in its place). True when it was there."""
+    target, key = holder, "Resources"
+    for step in ("XObject", name):
+        kind, value = document.xref_get_key(target, key)
+        if kind == "xref":
+            target, key = int(value.split()[0]), step
+        elif kind == "dict":
+            key = f"{key}/{step}"
+        else:
+            return False
+    if document.xref_get_key(target, key)[0] in ("null", "undefined"):
+        return False
+    document.xref_set_key(target, key, "null")
+    return True

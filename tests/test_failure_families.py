@@ -1632,3 +1632,53 @@ def test_a_list_picked_by_a_value_is_not_given_away_by_a_longer_list() -> None:
         "['Industrial Products', 'Consumer Devices']",
     )
     assert output.pdf is not None
+
+
+# -- the two values of an asked difference, stated together in prose -----------------------
+
+
+def results_paper(path: Path) -> Path:
+    """A results table on page 1; page 2's prose states both of its accuracies."""
+    lines = {
+        1: ["Table 2: accuracy on TimeQA", "PaLM-2L        41.5%", "PaLM-2L + RAG  57.4%"],
+        2: [
+            "5.2 Results. As shown in Table 2, the baseline PaLM-2L achieved 41.5%,",
+            "highlighting the difficulty of the task. Augmenting the baseline with",
+            "retrieval (RAG) improves the accuracy to 57.4%.",
+        ],
+    }
+    return lines_pdf(path, lines)
+
+
+@pytest.mark.parametrize("name", ["hide_evidence_page", "blur_figure_region", "dense_mask"])
+def test_evidence_edits_decline_a_difference_whose_values_prose_states(
+    name: str, tmp_path: Path
+) -> None:
+    """ "How much higher is the accuracy of PaLM-2L + RAG compared to PaLM-2L on TimeQA?"
+    (15.9%): with the table blurred, a held-out reader subtracted the two accuracies the
+    results paragraph states (as another did 45% - 29% for a Pew survey's gap)."""
+    pdf = results_paper(tmp_path / "paper.pdf")
+    question = "How much higher is the accuracy of PaLM-2L + RAG compared to PaLM-2L on TimeQA?"
+    sample = replace(doc_sample(pdf, (1,)), question=question, answer="15.9%")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    with pytest.raises(NotApplicable, match=r"page 2: 57\.4% - 41\.5% = 15\.9%, stated together"):
+        run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
+
+
+def test_a_value_the_question_does_not_subtract_is_not_a_stated_difference(
+    tmp_path: Path,
+) -> None:
+    """Two values of the prose that differ by the gold by chance say nothing when the
+    question asks no difference."""
+    from abstain_build.evidence.recovery import asks_a_difference
+
+    assert asks_a_difference("What is the percentage difference between the two groups?")
+    assert not asks_a_difference("What accuracy does PaLM-2L reach on TimeQA?")
+    pdf = results_paper(tmp_path / "paper.pdf")
+    question = "What accuracy does PaLM-2L + RAG gain on TimeQA, in percent?"
+    sample = replace(doc_sample(pdf, (1,)), question=question, answer="15.9%")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    output = run_transform(get_registry().get("hide_evidence_page")(), sample, inputs, 0)
+    assert output.pdf is not None

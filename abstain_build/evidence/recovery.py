@@ -23,6 +23,13 @@ still gives the old one. Two things do, and the evidence map's statements see ne
   rewritten one (up to :data:`MAX_PARTS`, within :data:`PARTS_REACH` of the page):
   nearest first, so that a page of percents does not sum to 100 by chance.
 
+* the two values of an asked difference, stated in one passage with the question's
+  words: "PaLM-2L ... 41.5% on TimeQA ... with RAG ... 57.4%" under a blurred table gives
+  "how much higher is the accuracy of PaLM-2L + RAG" (15.9%). Only for a question that
+  asks a difference, from two values printed alike within :data:`PASSAGE_WORDS` words of
+  each other with :data:`PASSAGE_ANCHORS` of the question's words around them: small
+  golds differ by chance otherwise.
+
 * the gold in another unit: "344,000 acres" on another page of a county history still
   gives 538 square miles (640 acres to the square mile, which the history prints too).
   Only the units of :data:`CONVERSIONS`, into the unit the question asks for.
@@ -42,7 +49,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from ..textregions.words import Box, centre_inside, share_a_line
 from ..transforms.functional.numbers import find_numbers
-from .anchors import stem
+from .anchors import Anchors, stem, stems_of
 from .forms import GoldItem, significant, token_value, unit_shifts
 from .map import EvidenceMap
 from .reading import TEXT_LAYER, PageReadings
@@ -53,6 +60,21 @@ MIN_COMPUTED_DIGITS = 4
 #: ... and each of the two values this many: 1861 + 1 is a year and a footnote.
 MIN_OPERAND_DIGITS = 2
 
+
+#: A question asking the difference of two values ("how much higher", "the gap",
+#: "how many percentage points").
+_ASKS_A_DIFFERENCE = re.compile(
+    r"\b(?:how\s+much\s+(?:higher|lower|more|less|greater|larger|smaller|bigger)"
+    r"|differen(?:ce|t\s+by)|gap|percentage\s+points?|minus|more\s+than|less\s+than"
+    r"|higher\s+than|lower\s+than)\b",
+    re.IGNORECASE,
+)
+#: The two values of a stated difference lie within this many words of each other...
+PASSAGE_WORDS = 50
+#: ... with this many of the question's anchor words (not the words the document prints
+#: everywhere) between them or within :data:`PASSAGE_MARGIN` words around.
+PASSAGE_ANCHORS = 2
+PASSAGE_MARGIN = 15
 
 #: Two operands stand in one column when their edges or centres are this close (points).
 COLUMN_SLACK = 3.0
@@ -214,6 +236,45 @@ def computed_pair(
     return None
 
 
+def asks_a_difference(question: str) -> bool:
+    return bool(_ASKS_A_DIFFERENCE.search(question))
+
+
+def stated_difference(
+    page: PageReadings, item: GoldItem, anchors: Anchors, skip: Sequence[Box] = ()
+) -> tuple[str, str] | None:
+    """Two values printed alike in one passage of ``page`` outside ``skip``, with the
+    question's words around them, that differ by ``item``: (larger, smaller), else None."""
+    if item.kind != "number" or item.number is None or item.quantum is None:
+        return None
+    readings = [r for r in page.readings if r.channel == TEXT_LAYER] or page.readings
+    for reading in readings:
+        words = reading.words
+        values: list[tuple[int, _Printed]] = []
+        for index, word in enumerate(words):
+            if centre_inside(word.bbox, skip):
+                continue
+            for token in find_numbers(word.text):
+                value = token_value(token) if token.is_quantity else None
+                if value is not None:
+                    percent = token.kind == "percent"
+                    values.append((index, _Printed(*value, percent, token.text, word.bbox)))
+        for k, (i, first) in enumerate(values):
+            if first.percent != item.percent:
+                continue
+            for j, second in values[k + 1 :]:
+                if j - i > PASSAGE_WORDS:
+                    break
+                if not second.alike(first) or abs(first.value - second.value) != item.number:
+                    continue
+                around = words[max(0, i - PASSAGE_MARGIN) : j + PASSAGE_MARGIN + 1]
+                stems = {s for w in around for s in stems_of(w.text)}
+                if len(anchors.found_in(stems)) >= PASSAGE_ANCHORS:
+                    high, low = (first, second) if first.value > second.value else (second, first)
+                    return high.text, low.text
+    return None
+
+
 def _percents(page: PageReadings) -> list[tuple[Decimal, Decimal, str, Box]]:
     """(value, precision, printed text, box) of each percent the page prints, once each
     (a chart read both whole and as a figure gives its labels twice)."""
@@ -290,8 +351,14 @@ def recoveries(
     """Every way the item, edited at ``edited`` (boxes by page), still gives the gold."""
     found = left_mentions(emap, edited)
     unit = asked_unit(question)
+    difference = asks_a_difference(question)
     for item in emap.items:
         for number, page in sorted(emap.readings.items()):
+            if difference:
+                stated = stated_difference(page, item, emap.anchors, edited.get(number, ()))
+                if stated is not None:
+                    detail = f"{stated[0]} - {stated[1]} = {item.text}, stated together"
+                    found.append(Recovery(number, "stated", detail))
             pair = computed_pair(page, item, edited.get(number, ()))
             if pair is not None:
                 first, sign, second = pair

@@ -5,7 +5,8 @@ emitting an item a reader still answers.
 * :func:`counted_elsewhere`: a count the reader makes of things a page left whole names
   (a summary table listing the quizzes of the hidden units);
 * :func:`worked_out`: the answer computed from what is left (:mod:`..evidence.recovery`:
-  two values that sum to it, the other slices of its whole, the gold in another unit);
+  two values that sum to it, the other slices of its whole, the two values of an asked
+  difference stated together, the gold in another unit);
 * :func:`named_page_left`: the question names a page (or slide) the edit leaves whole,
   and the reader reads the answer there whatever pages the record lists;
 * :func:`charted_comparison`: a comparison of values a chart draws, answered by a name:
@@ -219,7 +220,8 @@ def _side_by_side(items: Sequence[tuple[str, ...]], tokens: Sequence[str]) -> bo
 LEFTOVERS_NOTE = (
     " Nor when what is left still gives the answer: the page the question names is left"
     " whole, a page left whole names the things a count no page prints is made of, or"
-    " values left give it by a sum, the other slices of its whole, or another unit"
+    " values left give it by a sum, the other slices of its whole, a difference the text"
+    " states with the question's words, or another unit"
     " (344,000 acres for 538 square miles); nor to a public SEC filing (a 10-K), whose"
     " figures readers recall or rebuild from its other statements; nor to who made the"
     " document when a page left whole names its maker; nor to a name a page left whole"

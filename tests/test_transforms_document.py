@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -515,6 +516,17 @@ REAL = [
 ]
 
 
+#: Pages whose record asks what evidence edits now decline, asked something else: the Pew
+#: report's "percentage gap between ... 65+ who use internet and broadband" is 59% - 47%,
+#: which page 2's key findings state together.
+ASKED_AGAIN = {
+    ("PIP_Seniors-and-Tech-Use_040314.pdf", (7, 8)): (
+        "What share of seniors with a household income of $75,000+ are broadband adopters?",
+        "82%",
+    ),
+}
+
+
 @pytest.fixture(scope="module")
 def real_samples() -> dict[tuple[str, tuple[int, ...]], Sample]:
     from .conftest import SHARED_DATA
@@ -534,6 +546,9 @@ def real_samples() -> dict[tuple[str, tuple[int, ...]], Sample]:
 @pytest.mark.parametrize("key", REAL, ids=[doc[:12] for doc, _ in REAL])
 def test_real_evidence_pages(real_samples, key) -> None:
     sample = real_samples[key]
+    if key in ASKED_AGAIN:  # the record's own question is declined (see ASKED_AGAIN)
+        question, answer = ASKED_AGAIN[key]
+        sample = replace(sample, question=question, answer=answer)
     inputs = SampleInputs(sample)
     inputs.validate()
     for name in NAMES:

@@ -4,6 +4,7 @@ reading kits and the grading of readers' answers (SPEC 8)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -188,6 +189,12 @@ def test_the_shipped_ledger_parses_and_names_current_transforms():
     for line in read_ledger(PACKAGE_LEDGER):
         assert line.transform in names
         assert line.verdict in ("unanswerable", "conflicting", "answerable", "doubtful")
+
+
+def test_readings_can_be_graded_into_dev_null():
+    """``audit --ingest KEY ... --ledger /dev/null`` grades without keeping: /dev/null
+    takes the lines, and is not synced like a file."""
+    append_readings(Path(os.devnull), [reading()])
 
 
 def test_a_malformed_ledger_line_is_refused_with_its_number(tmp_path: Path):

@@ -138,4 +138,5 @@ def append_readings(path: Path, readings: Sequence[Reading]) -> None:
         for reading in readings:
             handle.write(reading.model_dump_json() + "\n")
         handle.flush()
-        os.fsync(handle.fileno())
+        if path.is_file():  # not a pipe or /dev/null, which cannot be synced
+            os.fsync(handle.fileno())

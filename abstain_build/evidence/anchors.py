@@ -177,12 +177,13 @@ def counted_things(question: str) -> tuple[str, ...]:
     # "how many of the people": what it counts comes after the stopwords; it ends at its
     # first plural ("how many employees dose PWC have", a verb misspelt, counts employees).
     words = match.group(1).split()
-    plural = next((i for i, w in enumerate(words) if _is_plural(w)), None)
+    plural = next((i for i, w in enumerate(words) if is_plural(w)), None)
     counted = " ".join(words if plural is None else words[: plural + 1])
     return _leading_stems(counted, frozenset(), COUNTED_WORDS)
 
 
-def _is_plural(word: str) -> bool:
+def is_plural(word: str) -> bool:
+    """A plural noun, roughly: "employees", "offices", not "business" nor "Figure"."""
     word = word.lower()
     return len(word) > 3 and word.endswith("s") and not word.endswith("ss")
 

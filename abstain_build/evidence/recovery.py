@@ -47,12 +47,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from ..textregions.words import Box, centre_inside, share_a_line
+from ..textregions.words import Box, Word, centre_inside, share_a_line
 from ..transforms.functional.numbers import find_numbers
 from .anchors import Anchors, stem, stems_of
 from .forms import GoldItem, significant, token_value, unit_shifts
 from .map import EvidenceMap
-from .reading import TEXT_LAYER, PageReadings
+from .reading import TEXT_LAYER, PageReadings, Reading
 
 #: Significant digits a gold needs before a sum or difference of two printed values
 #: that equals it is taken for its computation rather than chance.
@@ -181,17 +181,26 @@ class _Printed:
         return min(abs(e) for e in edges) <= COLUMN_SLACK
 
 
+def _readings(page: PageReadings) -> list[Reading]:
+    """The page's text layer when it has one, else every channel."""
+    return [r for r in page.readings if r.channel == TEXT_LAYER] or page.readings
+
+
+def _quantities(words: Sequence[Word]) -> Iterator[tuple[int, _Printed]]:
+    """Each quantity ``words`` print, with the index of the word printing it."""
+    for index, word in enumerate(words):
+        for token in find_numbers(word.text):
+            value = token_value(token) if token.is_quantity else None
+            if value is not None:
+                percent = token.kind == "percent"
+                yield index, _Printed(*value, percent, token.text, word.bbox)
+
+
 def _printed(page: PageReadings) -> Iterator[_Printed]:
-    """Each quantity the page prints, read from its text layer when it has one, else
-    from every channel."""
-    readings = [r for r in page.readings if r.channel == TEXT_LAYER] or page.readings
-    for reading in readings:
-        for word in reading.words:
-            for token in find_numbers(word.text):
-                value = token_value(token) if token.is_quantity else None
-                if value is not None:
-                    percent = token.kind == "percent"
-                    yield _Printed(*value, percent, token.text, word.bbox)
+    """Each quantity the page prints (:func:`_readings`)."""
+    for reading in _readings(page):
+        for _, printed in _quantities(reading.words):
+            yield printed
 
 
 def _values(page: PageReadings, skip: Sequence[Box]) -> list[_Printed]:
@@ -247,18 +256,9 @@ def stated_difference(
     question's words around them, that differ by ``item``: (larger, smaller), else None."""
     if item.kind != "number" or item.number is None or item.quantum is None:
         return None
-    readings = [r for r in page.readings if r.channel == TEXT_LAYER] or page.readings
-    for reading in readings:
+    for reading in _readings(page):
         words = reading.words
-        values: list[tuple[int, _Printed]] = []
-        for index, word in enumerate(words):
-            if centre_inside(word.bbox, skip):
-                continue
-            for token in find_numbers(word.text):
-                value = token_value(token) if token.is_quantity else None
-                if value is not None:
-                    percent = token.kind == "percent"
-                    values.append((index, _Printed(*value, percent, token.text, word.bbox)))
+        values = [(i, p) for i, p in _quantities(words) if not centre_inside(p.box, skip)]
         for k, (i, first) in enumerate(values):
             if first.percent != item.percent:
                 continue
@@ -324,8 +324,7 @@ def converted(
         return None
     if item.digits < MIN_OPERAND_DIGITS:
         return None
-    readings = [r for r in page.readings if r.channel == TEXT_LAYER] or page.readings
-    for reading in readings:
+    for reading in _readings(page):
         words = reading.words
         for index, word in enumerate(words):
             if centre_inside(word.bbox, skip):

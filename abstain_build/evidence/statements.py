@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from ..textregions.words import Box, Word, union_box
-from .anchors import Anchors, stem
+from .anchors import Anchors, is_plural, stem
 from .forms import FormMatch, GoldItem, find_forms, normalise
 from .reading import OCR_FIGURE, Reading
 
@@ -184,8 +184,7 @@ def _plural_label(words: Sequence[Word], stems: Sequence[set[str]], first: int) 
     """Stems of the word right before ``first`` when it is a plural noun's label."""
     if first == 0:
         return ()
-    label = normalise(words[first - 1].text)
-    return tuple(stems[first - 1]) if len(label) > 3 and label.endswith("s") else ()
+    return tuple(stems[first - 1]) if is_plural(normalise(words[first - 1].text)) else ()
 
 
 def find_mentions(reading: Reading, items: Sequence[GoldItem], anchors: Anchors) -> list[Mention]:

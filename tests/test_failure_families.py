@@ -1430,9 +1430,7 @@ def test_a_count_under_or_after_its_label_is_a_statement_on_any_page(
             3: ["Figure 3 shows the 1914 offices of the founders."],
         },
     )
-    sample = replace(doc_sample(pdf, (1,)), question=question, answer="1914")
-    inputs = SampleInputs(sample)
-    inputs.validate()
+    sample, inputs = prepared(pdf, (1,), question=question, answer="1914")
     emap = evidence_map(sample, inputs)
     assert emap.statement_pages() == [1, 2]
     output = run_transform(get_registry().get("remove_numeric_tokens")(), sample, inputs, 0)
@@ -1564,13 +1562,8 @@ def test_evidence_edits_decline_a_name_printed_on_a_page_left_whole(
     (Class Action Division)") with the cover hidden, and a report's lead coordinator from
     its citation: asked for a name, a reader weighs every name the document prints."""
     pdf = court_filing(tmp_path / "filing.pdf")
-    sample = replace(
-        doc_sample(pdf, (1,)),
-        question="What type of court is noted on the cover page?",
-        answer="Superior Court",
-    )
-    inputs = SampleInputs(sample)
-    inputs.validate()
+    question = "What type of court is noted on the cover page?"
+    sample, inputs = prepared(pdf, (1,), question=question, answer="Superior Court")
     with pytest.raises(NotApplicable, match=r"a name that page\(s\) \[3\] print"):
         run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
 
@@ -1614,10 +1607,7 @@ def test_evidence_edits_decline_a_list_a_page_left_whole_prints_side_by_side(
     )
     question = "The author mainly conducted experiments on which two tasks?"
     answer = "['event relation extraction', 'deductive reasoning']"
-    sample = replace(doc_sample(pdf, (1, 2)), question=question, answer=answer)
-    sample = replace(sample, answer_format="List")
-    inputs = SampleInputs(sample)
-    inputs.validate()
+    sample, inputs = prepared(pdf, (1, 2), question=question, answer=answer, answer_format="List")
     with pytest.raises(NotApplicable, match=r"page 3, which the edit leaves whole, prints"):
         run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
 
@@ -1659,9 +1649,7 @@ def test_evidence_edits_decline_a_difference_whose_values_prose_states(
     results paragraph states (as another did 45% - 29% for a Pew survey's gap)."""
     pdf = results_paper(tmp_path / "paper.pdf")
     question = "How much higher is the accuracy of PaLM-2L + RAG compared to PaLM-2L on TimeQA?"
-    sample = replace(doc_sample(pdf, (1,)), question=question, answer="15.9%")
-    inputs = SampleInputs(sample)
-    inputs.validate()
+    sample, inputs = prepared(pdf, (1,), question=question, answer="15.9%")
     with pytest.raises(NotApplicable, match=r"page 2: 57\.4% - 41\.5% = 15\.9%, stated together"):
         run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
 
@@ -1677,8 +1665,6 @@ def test_a_value_the_question_does_not_subtract_is_not_a_stated_difference(
     assert not asks_a_difference("What accuracy does PaLM-2L reach on TimeQA?")
     pdf = results_paper(tmp_path / "paper.pdf")
     question = "What accuracy does PaLM-2L + RAG gain on TimeQA, in percent?"
-    sample = replace(doc_sample(pdf, (1,)), question=question, answer="15.9%")
-    inputs = SampleInputs(sample)
-    inputs.validate()
+    sample, inputs = prepared(pdf, (1,), question=question, answer="15.9%")
     output = run_transform(get_registry().get("hide_evidence_page")(), sample, inputs, 0)
     assert output.pdf is not None

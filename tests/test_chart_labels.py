@@ -66,6 +66,18 @@ def test_labels_join_the_first_pass_and_replace_its_noise_at_their_place() -> No
 
 
 @needs_ocr
+def test_each_label_is_a_line_of_its_own() -> None:
+    """The label pass reads each candidate as one line: a map's labels, read apart, must
+    not share Tesseract's block 1, line 1 with each other or with the first pass, or
+    line-based matching joins labels from all over the page."""
+    found = label_words(bars_on_colour(), dpi=144)
+    assert len(found) >= 3
+    assert len({(w.block, w.line) for w in found}) == len(found)
+    first_pass = {(1, 1), (1, 2), (2, 3)}
+    assert not first_pass & {(w.block, w.line) for w in found}
+
+
+@needs_ocr
 @needs_shared
 def test_the_values_of_an_image_only_slide_are_words_of_its_reading() -> None:
     with pymupdf.open(DECK) as document:

@@ -846,6 +846,37 @@ def test_a_name_wrapped_under_an_icon_is_found_on_its_two_lines() -> None:
     assert find_forms(gold_items("MobiTivi Tiếng Việt", "Str"), words) == []
 
 
+def test_a_map_label_s_second_line_read_apart_is_its_continuation() -> None:
+    """A held-out reader named NARL from a map whose label reads "National Atmospheric
+    Research" over "Laboratory": OCR found the first line with the page's text and the
+    second with the labels read apart, after every other line of the map, so the two
+    were never next to each other in reading order and the map missed the page."""
+    from abstain_build.evidence.forms import find_forms, gold_items
+    from abstain_build.textregions.words import Word
+
+    words = [
+        Word("Antrix", (48.0, 610.0, 69.0, 617.0), block=15, line=49),
+        Word("National", (345.0, 613.0, 360.0, 621.0), block=15, line=49),
+        Word("Atmospheric", (363.0, 614.0, 403.0, 621.0), block=15, line=49),
+        Word("Research", (409.0, 613.0, 440.0, 621.0), block=15, line=49),
+        Word("ISRO", (43.0, 621.0, 66.0, 628.0), block=15, line=50),
+        Word("Satelite", (69.0, 621.0, 95.0, 628.0), block=15, line=50),
+        Word("Laboratory", (49.0, 632.0, 86.0, 641.0), block=15, line=51),
+        Word("TIRUPATI", (322.0, 603.0, 359.0, 610.0), block=10_000, line=10_000),
+        Word("Laboratory", (332.0, 624.0, 369.0, 633.0), block=10_001, line=10_001),
+    ]
+    (match,) = find_forms(gold_items("National Atmospheric Research Laboratory", "Str"), words)
+    assert [words[i].text for i in match.words()] == [
+        "National",
+        "Atmospheric",
+        "Research",
+        "Laboratory",
+    ]
+    assert words[max(match.words())].bbox[0] == 332.0  # the one beneath, not the far left
+    # A line beneath that shares none of the first line's width continues nothing.
+    assert find_forms(gold_items("Antrix Atmospheric", "Str"), words) == []
+
+
 @pytest.mark.shared_data
 @pytest.mark.exhaustive  # the label grid above reproduces the slide's OCR line for line
 def test_the_slide_s_wrapped_app_name_is_masked_whole(shared_data: Path) -> None:
@@ -1621,6 +1652,60 @@ def test_a_list_picked_by_a_value_is_not_given_away_by_a_longer_list() -> None:
         "Which segments had revenue above US$3,000 million in FY2021?",
         "['Industrial Products', 'Consumer Devices']",
     )
+    assert output.pdf is not None
+
+
+# -- the winner of a comparison, named in prose on a page left whole ------------------------
+
+
+def survey_report(path: Path, overview: str) -> Path:
+    """A chart's values on page 1, and ``overview`` as page 2's prose."""
+    lines = {
+        1: [
+            "U.S. will have less influence in world affairs",
+            "Conserv Rep        29%",
+            "Mod/Lib Rep        25%",
+            "Cons/Mod Dem       36%",
+            "Liberal Dem        56%",
+        ],
+        2: [overview[i : i + 80] for i in range(0, len(overview), 80)],
+    }
+    return lines_pdf(path, lines)
+
+
+QUESTION_OF_A_WINNER = (
+    "In the United States, which group has the highest proportion of people who believe"
+    " that the U.S. will have less influence in world affairs after the outbreak?"
+)
+
+
+@pytest.mark.parametrize("name", ["hide_evidence_page", "remove_visual_element", "dense_mask"])
+def test_evidence_edits_decline_a_comparison_whose_winner_prose_names(
+    name: str, tmp_path: Path
+) -> None:
+    """With the chart masked, a held-out reader answered "Liberal" from the overview's
+    "Liberal Democrats stand apart ...: 56% believe the U.S. will have less influence in
+    world affairs, 20 percentage points higher than ..." three pages before it."""
+    pdf = survey_report(
+        tmp_path / "report.pdf",
+        "Liberal Democrats stand apart for their bleak assessment: 56% believe the U.S. will"
+        " have less influence in world affairs, 20 percentage points higher than the share of"
+        " moderate and conservative Democrats who say this.",
+    )
+    sample, inputs = prepared(pdf, (1,), question=QUESTION_OF_A_WINNER, answer="Liberal")
+    with pytest.raises(NotApplicable, match=r"page 2, which the edit leaves whole, names"):
+        run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
+
+
+def test_a_name_prose_prints_without_the_comparison_leaves_the_edit(tmp_path: Path) -> None:
+    """The same name in prose that compares nothing about the question gives no winner."""
+    pdf = survey_report(
+        tmp_path / "report.pdf",
+        "Liberal Democrats and conservative Republicans were interviewed by telephone in"
+        " April; the methodology section describes the sample and its weighting.",
+    )
+    sample, inputs = prepared(pdf, (1,), question=QUESTION_OF_A_WINNER, answer="Liberal")
+    output = run_transform(get_registry().get("hide_evidence_page")(), sample, inputs, 0)
     assert output.pdf is not None
 
 

@@ -27,11 +27,11 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from collections.abc import Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from itertools import pairwise
 
 from rapidfuzz.distance import Levenshtein
 
@@ -633,6 +633,37 @@ def _below(words: Sequence[Word], upper: Line, lower: Line) -> bool:
     return -0.5 * height <= gap <= STACK_GAP * height
 
 
+def _stacked_pairs(words: Sequence[Word], lines: Sequence[Line]) -> Iterator[tuple[Line, Line]]:
+    """Each line with every line right under it (:func:`_below`) that shares some of its
+    width. The detector's order is not enough: a map's labels are read apart from the
+    page's lines, and the second line of "National Atmospheric Research / Laboratory"
+    comes far from its first."""
+    extents = []
+    for line in lines:
+        boxes = [words[i].bbox for _, _, i in line.spans]
+        extents.append(
+            (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes))
+        )
+    by_top = sorted(range(len(lines)), key=lambda k: extents[k][1])
+    tops = [extents[k][1] for k in by_top]
+    for k, upper in enumerate(lines):
+        boxes = [words[i].bbox for _, _, i in upper.spans]
+        bottom = max(b[3] for b in boxes)
+        height = max(b[3] - b[1] for b in boxes)
+        x0, _, x1 = extents[k]
+        start = bisect_left(tops, bottom - 0.5 * height)
+        stop = bisect_right(tops, bottom + STACK_GAP * height)
+        for j in by_top[start:stop]:
+            lower = extents[j]
+            if (
+                j != k
+                and lower[0] < x1 + height
+                and lower[2] > x0 - height
+                and _below(words, upper, lines[j])
+            ):
+                yield upper, lines[j]
+
+
 def _stacked_matches(
     items: Sequence[GoldItem], words: Sequence[Word], lines: Sequence[Line]
 ) -> list[FormMatch]:
@@ -647,9 +678,7 @@ def _stacked_matches(
     if not wanted:
         return out
     tokens = [normalise(w.text).split() for w in words]
-    for upper, lower in pairwise(lines):
-        if not _below(words, upper, lower):
-            continue
+    for upper, lower in _stacked_pairs(words, lines):
         top = [i for _, _, i in upper.spans if tokens[i]]
         for item in wanted:
             gold = item.tokens

@@ -279,6 +279,7 @@ def _settings(figures: bool) -> dict[str, object]:
             *label_ocr.PASSES,
             label_ocr.MAX_GLYPH_PT,
             label_ocr.SURE_CONF,
+            label_ocr.LABEL_LINES,
         ],
     }
 

@@ -58,6 +58,10 @@ READ_HEIGHT_PX = 36
 MIN_CONF = 50.0
 #: A first-pass word this sure is not read again.
 SURE_CONF = 60.0
+#: Each candidate box is read as a line of its own, numbered from here up so that it
+#: never shares a (block, line) with the first pass or another label: a map's labels all
+#: read as Tesseract's block 1, line 1, and line-based matching would join them.
+LABEL_LINES = 10_000
 
 Box = tuple[int, int, int, int]
 
@@ -123,8 +127,10 @@ def _scale(box: Box) -> int:
     return max(1, round(READ_HEIGHT_PX / max(box[3] - box[1], 1)))
 
 
-def _read(gray: np.ndarray, letters: np.ndarray, box: Box, backend: str | None) -> list[Word]:
-    """The words of one candidate box, in the image's pixels."""
+def _read(
+    gray: np.ndarray, letters: np.ndarray, box: Box, backend: str | None, line: int
+) -> list[Word]:
+    """The words of one candidate box, in the image's pixels, as block and line ``line``."""
     crop, (xa, ya, _, _) = _cut(gray, letters, box)
     scale = _scale(box)
     if scale > 1:
@@ -142,8 +148,8 @@ def _read(gray: np.ndarray, letters: np.ndarray, box: Box, backend: str | None) 
                 ya + w.bbox[3] / scale,
             ),
             w.conf,
-            w.block,
-            w.line,
+            line,
+            line,
             "ocr",
         )
         for w in found
@@ -184,6 +190,7 @@ def label_words(
         "passes": PASSES,
         "glyph": [MAX_GLYPH_PT, MIN_WORD_PT, WORD_GAP_PT, READ_HEIGHT_PX, MIN_CONF],
         "dpi": round(dpi, 3),
+        "lines": LABEL_LINES,
         "shape": list(gray.shape),
         "known": [[round(v, 1) for v in w.bbox] for w in known],
         "engine": ocr.engine_name(backend),
@@ -209,7 +216,7 @@ def _label_words(
             if cost > budget:
                 return found
             budget -= cost
-            found += _read(gray, letters, box, backend)
+            found += _read(gray, letters, box, backend, LABEL_LINES + len(found))
     return found
 
 

@@ -41,6 +41,7 @@ from .leftovers import (
     named_page_left,
     public_filing,
     removed_boxes,
+    winner_stated,
     worked_out,
 )
 from .params import Param, resolve_params
@@ -290,6 +291,14 @@ class DocumentTransform(Transform):
                 or maker_named_elsewhere(question, ctx.sample.answer, emap, pages, shipped)
                 or answer_named_elsewhere(question, emap, pages, shipped)
                 or list_printed_together(question, emap, edited_whole, shipped)
+                or winner_stated(
+                    question,
+                    ctx.sample.answer,
+                    ctx.sample.answer_format,
+                    emap,
+                    edited_whole,
+                    shipped,
+                )
             )
         else:
             reason = worked_out(question, emap, removed_boxes(plan))

@@ -9,6 +9,8 @@ emitting an item a reader still answers.
   difference stated together, the gold in another unit);
 * :func:`named_page_left`: the question names a page (or slide) the edit leaves whole,
   and the reader reads the answer there whatever pages the record lists;
+* :func:`winner_stated`: a comparison answered by a name that a page left whole states
+  in prose ("Liberal Democrats stand apart ...: 56% believe ..., 20 points higher");
 * :func:`charted_comparison`: a comparison of values a chart draws, answered by a name:
   the bars' lengths and the slices' sizes still rank them once their labels are erased
   or blurred;
@@ -34,7 +36,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from ..evidence.anchors import stem, stems_of
-from ..evidence.forms import gold_items, normalise
+from ..evidence.forms import gold_items, normalise, text_matches
 from ..evidence.map import EvidenceMap
 from ..evidence.recovery import recoveries
 from ..model import Plan
@@ -151,6 +153,57 @@ def answer_named_elsewhere(
         f"the answer is a name that page(s) {printed[:5]} print and the edit leaves whole:"
         " a reader asked for a name weighs every one the document prints"
     )
+
+
+#: Words on either side of a name that a sentence stating it as the winner spans.
+WINNER_WINDOW = 30
+#: Of the question's specific words, how many that sentence must print around the name.
+WINNER_ANCHORS = 3
+#: Words that state a comparison ("stand apart", "20 points higher than").
+_COMPARED = re.compile(
+    r"^(?:higher|highest|more|most|larger|largest|greater|greatest|bigger|biggest|lower"
+    r"|lowest|fewer|fewest|least|than|apart|ahead|lead|leads|leading|top|outpac\w*)$"
+)
+
+
+def winner_stated(
+    question: str,
+    answer: str,
+    answer_format: str | None,
+    emap: EvidenceMap,
+    edited: Sequence[int],
+    shipped: Sequence[int],
+) -> str | None:
+    """Why a comparison answered by a name survives the edit, or None: a page of
+    ``shipped`` left whole prints the name in a passage that states a comparison with
+    :data:`WINNER_ANCHORS` of the question's words around it. Asked which group is most
+    pessimistic about America's influence, a held-out reader read "Liberal Democrats
+    stand apart for their bleak assessment ...: 56% believe the U.S. will have less
+    influence in world affairs, 20 percentage points higher than ..." in the report's
+    overview, the chart masked three pages on."""
+    if not compares_names(question, answer, answer_format):
+        return None
+    items = [item for item in emap.items if item.kind == "text" and not item.partial]
+    for number in shipped:
+        if number in edited or number not in emap.readings:
+            continue
+        for reading in emap.readings[number].readings:
+            tokens = normalise(_HYPHENATED.sub(r"\1\2", reading.text)).split()
+            for item in items:
+                for first, last, _ in text_matches(item, tokens):
+                    around = tokens[max(0, first - WINNER_WINDOW) : last + WINNER_WINDOW + 1]
+                    if not any(_COMPARED.match(token) for token in around):
+                        continue
+                    found = emap.anchors.found_in({stem(token) for token in around})
+                    if len(found) >= WINNER_ANCHORS:
+                        terms = {stem(term): term for term in emap.anchors.terms}
+                        words = ", ".join(terms.get(s, s) for s in found[:4])
+                        return (
+                            f"page {number}, which the edit leaves whole, names"
+                            f" {item.text!r} in a comparison beside the question's words"
+                            f" ({words}): a reader takes the winner from there"
+                        )
+    return None
 
 
 #: Words a list's items may have between them and still be printed as one list

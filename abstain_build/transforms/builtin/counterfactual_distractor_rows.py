@@ -78,7 +78,7 @@ class CounterfactualDistractorRows(NumericPageTransform):
     evidence_policy = ATTRIBUTE
     edits_statement_pages = False
     name = "counterfactual_distractor_rows"
-    version = 8
+    version = 9
     family = "inferential_impossibility"
     constraints = (
         NEEDS_TABLE,

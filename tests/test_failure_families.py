@@ -171,6 +171,98 @@ def test_a_hidden_page_leaves_nothing_in_the_structure_tree(tmp_path: Path) -> N
         assert not [t for t in channel_texts(shipped, range(1, 4)) if "8,831" in t.text]
 
 
+def guidebook(path: Path, inline_properties: bool = False) -> Path:
+    """Two pages whose figures an application marked as property lists: page 2's list
+    carries XMP metadata (with the figure's thumbnail), and the page a thumbnail of
+    itself and the application's private copy of its artwork. Page 1 has the same."""
+    pdf = pymupdf.open()
+    for number in (1, 2):
+        page = pdf.new_page()
+        page.insert_text((72, 90), f"Gestures, page {number}.", fontsize=12)
+        xmp = pdf.get_new_xref()
+        pdf.update_object(xmp, "<< /Type /Metadata /Subtype /XML >>")
+        pdf.update_stream(xmp, b"<x:xmpmeta><xmpGImg:image>/9j/4AAQ</xmpGImg:image></x:xmpmeta>")
+        thumb = pdf.get_new_xref()
+        pdf.update_object(
+            thumb, "<< /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8 >>"
+        )
+        pdf.update_stream(thumb, b"\x80")
+        figure = f"<< /Metadata {xmp} 0 R >>"
+        kind, value = pdf.xref_get_key(page.xref, "Resources")
+        resources = int(value.split()[0]) if kind == "xref" else page.xref
+        key = "Properties" if kind == "xref" else "Resources/Properties"
+        if inline_properties:
+            pdf.xref_set_key(resources, key, f"<< /MC0 {figure} >>")
+        else:
+            mc = pdf.get_new_xref()
+            pdf.update_object(mc, figure)
+            pdf.xref_set_key(resources, key, f"<< /MC0 {mc} 0 R >>")
+        pdf.xref_set_key(page.xref, "Thumb", f"{thumb} 0 R")
+        pdf.xref_set_key(page.xref, "PieceInfo", "<< /Illustrator << /Private 1 >> >>")
+    pdf.save(path)
+    return path
+
+
+def _private(pdf: pymupdf.Document, number: int) -> list[str]:
+    """The private keys left on page ``number`` and its property list MC0."""
+    page = pdf[number - 1]
+    left = [k for k in ("Thumb", "PieceInfo") if pdf.xref_get_key(page.xref, k)[0] != "null"]
+    kind, value = pdf.xref_get_key(page.xref, "Resources/Properties/MC0")
+    holder = (int(value.split()[0]), "Metadata") if kind == "xref" else None
+    if holder is None:
+        kind = pdf.xref_get_key(page.xref, "Resources/Properties/MC0/Metadata")[0]
+    else:
+        kind = pdf.xref_get_key(*holder)[0]
+    return [*left, "MC0 Metadata"] if kind != "null" else left
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_an_edited_page_drops_its_thumbnails_metadata_and_private_data(
+    tmp_path: Path, inline: bool
+) -> None:
+    """A held-out reader of a hidden guidebook figure counted it from the XMP thumbnail
+    in the property list of the marked content that had drawn it."""
+    with pymupdf.open(guidebook(tmp_path / "guide.pdf", inline)) as pdf:
+        assert _private(pdf, 2) == ["Thumb", "PieceInfo", "MC0 Metadata"]
+        notes = drop_page_channels(pdf, [2])
+        assert _private(pdf, 2) == []
+        assert _private(pdf, 1) == ["Thumb", "PieceInfo", "MC0 Metadata"]
+    assert any("thumbnail(s), metadata or private data" in note for note in notes)
+
+
+def court_opinion(path: Path) -> Path:
+    """An opinion dated on its first page, its creation date and its XMP the same day."""
+    pdf = pymupdf.open()
+    for number in (1, 2):
+        page = pdf.new_page()
+        page.insert_text((72, 90), f"Opinion of the Court, page {number}.", fontsize=12)
+    pdf[0].insert_text((72, 140), "Decided January 5, 2022.", fontsize=12)
+    pdf.set_metadata(
+        {"title": "Cowen v. Secretary", "producer": "iText", "creationDate": "D:20220105090848"}
+    )
+    pdf.set_xml_metadata(
+        "<x:xmpmeta><xmp:ModifyDate>2022-01-05T12:00:10-05:00</xmp:ModifyDate></x:xmpmeta>"
+    )
+    pdf.save(path)
+    return path
+
+
+def test_an_evidence_edit_clears_the_metadata_that_states_the_answer(tmp_path: Path) -> None:
+    """ "What is the date of the document?" with the dated first page hidden: a held-out
+    reader gave 2022-01-05 from the PDF's creation date. Fields that do not state the
+    answer stay."""
+    source = court_opinion(tmp_path / "opinion.pdf")
+    sample, inputs = prepared(
+        source, (1,), question="What is the date of the document?", answer="2022-01-05"
+    )
+    output = run_transform(get_registry().get("hide_evidence_page")(), sample, inputs, 0)
+    with pymupdf.open(stream=output.pdf, filetype="pdf") as shipped:
+        assert shipped.metadata["creationDate"] == ""
+        assert shipped.metadata["title"] == "Cowen v. Secretary"
+        assert "2022" not in (shipped.get_xml_metadata() or "")
+    assert any("creationDate" in note for note in output.record.notes)
+
+
 def test_the_gate_reads_a_structure_tree_left_behind(tmp_path: Path) -> None:
     """An edit that erased the page's text but not its tagged copy is caught."""
     from abstain_build.evidence.gate import read_changed_page

@@ -1,4 +1,5 @@
-"""The channels of a PDF beyond what its pages draw: structure tree, outlines, annotations.
+"""The channels of a PDF beyond what its pages draw: structure tree, outlines, annotations,
+thumbnails and metadata.
 
 A tagged PDF keeps a second copy of its text in the structure tree (``/ActualText`` of
 its spans, ``/Alt`` of its figures, ``/E`` expansions); outlines name sections with the
@@ -6,14 +7,15 @@ page they point at; annotations and form fields carry their own text, links thei
 Any PDF tool extracts them, and a blind reader recovered a hidden page's headings from
 its ``/ActualText``. So an edited page drops its entries in every such channel
 (:func:`drop_page_channels`), and the re-read gate reads what is left
-(:func:`channel_texts`).
+(:func:`channel_texts`). The document's own metadata loses the fields that state the
+answer (:func:`drop_metadata_stating`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import pymupdf
@@ -103,7 +105,8 @@ def channel_texts(document: pymupdf.Document, pages: Iterable[int]) -> list[Chan
 
 def drop_page_channels(document: pymupdf.Document, pages: Iterable[int]) -> list[str]:
     """Remove what ``pages`` say outside their content: the structure elements' strings,
-    the outline entries pointing at them, their annotations and form fields. Links stay
+    the outline entries pointing at them, their annotations and form fields, their
+    thumbnails, metadata and private data (:func:`drop_private_data`). Links stay
     (their targets are other pages and addresses, read by the gate). Returns notes."""
     wanted = {p for p in pages if 0 < p <= document.page_count}
     notes: list[str] = []
@@ -139,6 +142,49 @@ def drop_page_channels(document: pymupdf.Document, pages: Iterable[int]) -> list
             removed += 1
         if removed:
             notes.append(f"page {number}: {removed} annotation(s) and form field(s) removed")
+        private = drop_private_data(document, page)
+        if private:
+            notes.append(f"page {number}: {private} thumbnail(s), metadata or private data removed")
+    return notes
+
+
+#: The document information fields a reader sees in any viewer's properties.
+METADATA_KEYS = ("title", "author", "subject", "keywords", "creator", "producer")
+METADATA_DATES = ("creationDate", "modDate")
+#: A PDF date: D:YYYYMMDD, then the time.
+_PDF_DATE = re.compile(r"^D:(\d{4})(\d{2})(\d{2})")
+_XMP_TIME = re.compile(r"\b(\d{4}-\d{2}-\d{2})T[\d:.+\-Z]*")
+
+
+def _readable_date(value: str) -> str:
+    """A PDF date as a date a matcher reads ("D:20220105..." -> "2022-01-05")."""
+    match = _PDF_DATE.match(value)
+    return "-".join(match.groups()) if match else value
+
+
+def drop_metadata_stating(document: pymupdf.Document, states: Callable[[str], bool]) -> list[str]:
+    """Clear the document information fields and the XMP metadata that ``states`` (the
+    answer, in any of its forms): a held-out reader gave "the date of the document" of a
+    court opinion whose dated first page was hidden from its creation date. Returns notes."""
+    notes: list[str] = []
+    meta = {key: value for key, value in (document.metadata or {}).items() if value}
+    cleared = [key for key in METADATA_KEYS if states(meta.get(key, ""))]
+    cleared += [key for key in METADATA_DATES if states(_readable_date(meta.get(key, "")))]
+    if cleared:
+        document.set_metadata(
+            {
+                key: "" if key in cleared else value
+                for key, value in meta.items()
+                if key in METADATA_KEYS + METADATA_DATES
+            }
+        )
+        notes.append(f"metadata stating the answer cleared: {', '.join(cleared)}")
+    xml = document.get_xml_metadata()
+    # Tags out, and an XMP date-time ("2022-01-05T09:08:48-05:00") down to its date.
+    said = _XMP_TIME.sub(r"\1", re.sub(r"<[^>]*>", " ", xml or ""))
+    if xml and states(said):
+        document.del_xml_metadata()
+        notes.append("XMP metadata stating the answer removed")
     return notes
 
 
@@ -210,20 +256,85 @@ def _called_by_name(
     return called
 
 
-def _drop_xobject(document: pymupdf.Document, holder: int, name: str) -> bool:
-    """Set ``name`` of ``holder``'s /Resources /XObject dictionary to null, following
-    indirect dictionaries (a key path through an indirect object is not written where it
-    should be: PyMuPDF leaves a placeholder string in its place). True when it was there."""
-    target, key = holder, "Resources"
-    for step in ("XObject", name):
+def _key_path(
+    document: pymupdf.Document, holder: int, steps: tuple[str, ...]
+) -> tuple[int, str] | None:
+    """Where the value at ``steps`` (keys from ``holder``'s dictionary down) can be read
+    and written: (object, key path inside it), following indirect dictionaries. A key path
+    through an indirect object is not written where it should be (PyMuPDF leaves a
+    placeholder string in its place). None when a step is missing."""
+    target, key = holder, steps[0]
+    for step in steps[1:]:
         kind, value = document.xref_get_key(target, key)
         if kind == "xref":
             target, key = int(value.split()[0]), step
         elif kind == "dict":
             key = f"{key}/{step}"
         else:
-            return False
-    if document.xref_get_key(target, key)[0] in ("null", "undefined"):
+            return None
+    return target, key
+
+
+def _set_null(document: pymupdf.Document, holder: int, steps: tuple[str, ...]) -> bool:
+    """Set the value at ``steps`` from ``holder`` to null. True when it was there."""
+    found = _key_path(document, holder, steps)
+    if found is None or document.xref_get_key(*found)[0] in ("null", "undefined"):
         return False
-    document.xref_set_key(target, key, "null")
+    document.xref_set_key(*found, "null")
     return True
+
+
+def _drop_xobject(document: pymupdf.Document, holder: int, name: str) -> bool:
+    """Set ``name`` of ``holder``'s /Resources /XObject dictionary to null. True when it
+    was there."""
+    return _set_null(document, holder, ("Resources", "XObject", name))
+
+
+#: What a page, or a property list its content marks, keeps beside what it draws: the
+#: page's thumbnail (a picture of the page), an application's private copy of the artwork
+#: (``/PieceInfo``) and XMP metadata, whose ``xmpGImg`` thumbnails show the figure a
+#: marked-content section drew.
+PRIVATE_KEYS = ("Thumb", "PieceInfo", "Metadata")
+#: A dictionary's top-level key and what starts its value (a dictionary or a reference).
+_ENTRY = re.compile(rb"/([^\s/<>\[\]()]+)\s*(<<|\d+\s+\d+\s+R)")
+
+
+def _top_level_keys(text: str) -> list[str]:
+    """Keys of the dictionary ``text`` ("<</MC0 12 0 R/MC1 <<...>>>>") whose values are
+    dictionaries or references, not the keys of the dictionaries inside it."""
+    data = text.encode("latin-1", "replace")
+    keys, depth, i = [], 0, 0
+    while i < len(data):
+        if data.startswith(b"<<", i):
+            depth += 1
+            i += 2
+        elif data.startswith(b">>", i):
+            depth -= 1
+            i += 2
+        elif depth == 1 and data[i : i + 1] == b"/" and (match := _ENTRY.match(data, i)):
+            keys.append(match.group(1).decode("latin-1"))
+            i = match.end(1)
+        else:
+            i += 1
+    return keys
+
+
+def drop_private_data(document: pymupdf.Document, page: pymupdf.Page) -> int:
+    """Null the :data:`PRIVATE_KEYS` of ``page`` and of the property lists its resources
+    name. A reader of a hidden figure's guidebook page found, in the property list of the
+    marked content that had drawn it, an XMP thumbnail of the figure. Returns how many."""
+    removed = sum(_set_null(document, page.xref, (key,)) for key in PRIVATE_KEYS)
+    found = _key_path(document, page.xref, ("Resources", "Properties"))
+    if found is None:
+        return removed
+    kind, value = document.xref_get_key(*found)
+    if kind == "xref":
+        found, value = (int(value.split()[0]), ""), document.xref_object(int(value.split()[0]))
+    elif kind != "dict":
+        return removed
+    target, key = found
+    for name in _top_level_keys(value):
+        steps = (key, name) if key else (name,)
+        for private in PRIVATE_KEYS:
+            removed += _set_null(document, target, (*steps, private))
+    return removed

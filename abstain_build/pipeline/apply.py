@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..evidence.context import DEFAULT_CONTEXT
+from ..evidence.forms import find_in_string, gold_items
 from ..evidence.gate import GateResult, left_whole_leaks, reread_gate
 from ..evidence.image_gate import ImageGateResult, image_reread_gate
 from ..evidence.map import evidence_map
@@ -17,7 +18,12 @@ from ..evidence.seen import is_seen
 from ..media.images import decode_image, encode_png
 from ..media.inputs import SampleInputs
 from ..media.pdf import open_pdf, render_pages, save_pdf
-from ..media.pdf_channels import drop_page_channels, drop_undrawn_images, listed_images
+from ..media.pdf_channels import (
+    drop_metadata_stating,
+    drop_page_channels,
+    drop_undrawn_images,
+    listed_images,
+)
 from ..model import PerturbationRecord, Plan, Sample
 from ..qc.structural import structural_checks
 from ..seeding import derive_seed
@@ -118,6 +124,7 @@ def run_transform(
                 *record.notes,
                 *drop_page_channels(document, edited),
                 *drop_undrawn_images(document, pictures),
+                *drop_metadata_stating(document, _stating(sample)),
             ]
             output.pdf = save_pdf(document)
         finally:
@@ -146,6 +153,12 @@ class LeftWhole(Exception):
     def __init__(self, gate: GateResult) -> None:
         super().__init__(gate.reason())
         self.gate = gate
+
+
+def _stating(sample: Sample) -> Callable[[str], bool]:
+    """Whether a text states ``sample``'s answer in one of its forms."""
+    items = gold_items(sample.answer, sample.answer_format)
+    return lambda text: bool(text and items and find_in_string(items, text))
 
 
 def left_whole_gate(

@@ -1400,6 +1400,35 @@ def test_a_corruption_of_a_public_filing_is_still_made(tmp_path: Path) -> None:
     assert output.record.edits.tokens
 
 
+def test_a_corruption_of_a_public_filing_that_only_contradicts_is_declined(
+    tmp_path: Path,
+) -> None:
+    """Two printings of a 10-K's total corrupted to two values: a held-out reader summed the
+    52 state counts of its store table to the original. A contradiction settles nothing in
+    a filing whose other tables rebuild the figure; an answer-changed item (above) stays."""
+    sec = ["SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K"]
+    note = ["Note 1. Advertising", "Advertising expenses were $714.3 million in 2015."]
+    again = ["Selected data", "Advertising expenses in 2015: $714.3 million."]
+    public = lines_pdf(tmp_path / "public.pdf", {1: sec, 2: note, 3: again})
+    sample = replace(
+        doc_sample(public, (2, 3)),
+        question="What were advertising expenses in 2015?",
+        answer="714.3",
+    )
+    transform = get_registry().get("corrupt_numeric_tokens")()
+    outcomes = set()
+    for seed in range(6):
+        try:
+            output = run_transform(transform, sample, SampleInputs(sample), run_seed=seed)
+        except NotApplicable as declined:
+            assert "two printings that disagree settle nothing" in str(declined)
+            outcomes.add("declined")
+        else:
+            assert output.record.edits.tokens
+            outcomes.add("changed")
+    assert "declined" in outcomes
+
+
 def test_an_edit_that_leaves_a_page_drawing_a_missing_picture_fails_its_checks(
     tmp_path: Path,
 ) -> None:
@@ -1787,6 +1816,22 @@ def test_evidence_edits_decline_a_comparison_whose_winner_prose_names(
     sample, inputs = prepared(pdf, (1,), question=QUESTION_OF_A_WINNER, answer="Liberal")
     with pytest.raises(NotApplicable, match=r"page 2, which the edit leaves whole, names"):
         run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
+
+
+def test_a_comparison_read_first_as_another_kind_still_compares_names() -> None:
+    """ "The name of the second largest telecom operator in terms of the number of
+    subscribers" is read as Counting first ("number of"), and compares all the same."""
+    from abstain_build.routing.evidence_type import classify_evidence
+    from abstain_build.transforms.leftovers import compares_names
+
+    question = (
+        "What is the name of the second largest telecom operator in terms of the number of"
+        " subscribers in the period 2013-2014?"
+    )
+    assert classify_evidence(question).label == "Counting"
+    assert compares_names(question, "Indosat", "Str")
+    assert not compares_names(question, "58.3", "Float")
+    assert not compares_names("How many telecom operators are there?", "Indosat", "Str")
 
 
 def test_a_name_prose_prints_without_the_comparison_leaves_the_edit(tmp_path: Path) -> None:

@@ -444,9 +444,15 @@ def test_temporal_drift_leaves_the_years_of_an_answer_format_example(report_pdf:
         "What are the years specified in the chart of the document? Format all of the"
         " years in a list like ['2019', '2020', '2021']"
     )
-    sample = doc_sample(report_pdf, (1,), question=only_example)
-    with pytest.raises(NotApplicable, match="answer-format instruction"):
-        run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
+    # b25: "... DISCUSSED ABOUT WHICH YEAR? List all of them like ['2014', '2018', '2020']."
+    # moved the example to 2023, 2027 and 2029, and the reader answered the chart's years.
+    listed_like = (
+        "Which years does the chart compare? List all of them like ['2019', '2020', '2021']."
+    )
+    for question in (only_example, listed_like):
+        sample = doc_sample(report_pdf, (1,), question=question)
+        with pytest.raises(NotApplicable, match="answer-format instruction"):
+            run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
     both = "What was total revenue in FY2021? Answer in the form 'FY2020: 1,234'."
     sample = doc_sample(report_pdf, (2,), question=both)
     for seed in range(4):

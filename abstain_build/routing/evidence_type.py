@@ -158,7 +158,8 @@ _INSTRUCTION = re.compile(
     r"please\b|(?:your|the)\s+answer\b|answer\s+(?:in|with|as|using)\b|round\b|return\s+me\b"
     r"|write\s+(?:down\s+)?(?:the|your)\s+answer\b|give\s+(?:me\s+)?(?:your\s+answer|the\s+answer"
     r"|a\s+(?:ratio|number|rounded))\b|format\b|express\b|save\s+your\b|list\s+the\s+answer\b"
-    r"|e\.g\.|for\s+example\b)",
+    r"|e\.g\.|for\s+example\b|list\s+(?:all\s+)?(?:of\s+)?them\b"
+    r"|[^.?!\n]*?\blike\s*\[)",
     re.IGNORECASE,
 )
 

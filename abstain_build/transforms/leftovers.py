@@ -356,7 +356,10 @@ def compares_names(
     items = gold_items(answer, answer_format)
     if not items or any(item.kind in ("number", "year") for item in items):
         return False
-    return selects or classify_evidence(question).label == "Comparative"
+    # Any comparison the question makes, not only its first type: "the name of the second
+    # largest operator in terms of the number of subscribers" reads as Counting first.
+    kinds = classify_evidence(question)
+    return selects or "Comparative" in (kinds.label, *kinds.secondary)
 
 
 def charted_comparison(

@@ -37,6 +37,7 @@ from ..functional.number_rewrite import Rewrite, wrong_quantity, wrong_year
 from ..functional.numbers import find_numbers
 from ..functional.page_numbers import PageNumber, rewrite_edit, same_line
 from ..functional.text_edits import TextEdit
+from ..leftovers import public_filing
 from ..numeric_pages import NumericPageTransform, overlaps_any, rounded
 from ..params import Param, ParamError
 from ..registry import register_transform
@@ -66,7 +67,7 @@ def table_rows(numbers: list[PageNumber]) -> list[tuple[float, ...]]:
 @register_transform
 class CorruptNumericTokens(NumericPageTransform):
     name = "corrupt_numeric_tokens"
-    version = 7
+    version = 8
     declines_questions = (counts_parts,)
     #: Whether the original can be recovered decides the outcome (:func:`refuse_recoverable`).
     refuses_leftovers = False
@@ -84,7 +85,9 @@ class CorruptNumericTokens(NumericPageTransform):
         " original nor the gold answer. Text-layer pages get real text (the PDF's text says"
         " the new values); image-only pages are edited in pixels."
         " Not applicable to questions that count parts of the document (charts, tables, pages, "
-        "mentions): wrong digits leave the count as it was."
+        "mentions): wrong digits leave the count as it was; and on a filing with the SEC it"
+        " makes only answer-changed items: its other statements and tables rebuild the"
+        " original."
     )
     params = {
         "numeric_ratio": Param(
@@ -286,6 +289,12 @@ class CorruptNumericTokens(NumericPageTransform):
             )
         plan = super().plan(ctx)
         outcome = settle_answer(plan, len(self.gold_numbers(ctx)))
+        filing = public_filing(ctx.evidence()) if outcome != CHANGED else None
+        if filing:
+            # An answer-changed item of a filing stays: it is read against the recalled
+            # figure. A contradiction is not: a held-out reader summed the 52 state counts
+            # of a 10-K to the total its two corrupted printings disagreed about.
+            raise NotApplicable(f"{filing}; two printings that disagree settle nothing here")
         if outcome == CHANGED and any(
             r.kind == "rewrite" and r.role == "percent" and r.detector != "text_layer"
             for r in plan.edits.regions

@@ -274,6 +274,14 @@ def transform(
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Delete an existing output folder and start over.")
     ] = False,
+    ocr_cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--ocr-cache",
+            help="Folder of page readings and OCR results, shared by the builds given it: each"
+            " page of the same documents is read once (default OUT/state/ocr).",
+        ),
+    ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")
     ] = False,
@@ -311,6 +319,7 @@ def transform(
         "min_validity": min_validity,
         "ledgers": [str(p) for p in ledger] if ledger else None,
         "overwrite": overwrite or None,
+        "ocr_cache": str(ocr_cache) if ocr_cache else None,
     }
     try:
         settings = read_config_file(config) if config else {}

@@ -20,7 +20,15 @@ ROUTING_MODES = ("auto", "none")
 
 #: Settings that do not change what is written, so a resumed run may differ in them.
 NOT_FINGERPRINTED = frozenset(
-    {"out", "workers", "overwrite", "model_concurrency", "model_timeout", "max_unusable_replies"}
+    {
+        "out",
+        "workers",
+        "overwrite",
+        "model_concurrency",
+        "model_timeout",
+        "max_unusable_replies",
+        "ocr_cache",
+    }
 )
 
 
@@ -69,6 +77,9 @@ class BuildConfig:
     min_validity: float | None = None
     #: Ledgers of blind readings to add to the package's (``abstain-build audit --ingest``).
     ledgers: list[str] = field(default_factory=list)
+    #: Where page readings and OCR results are kept: a folder shared by builds over the
+    #: same documents reads each page once for all of them. None: ``OUT/state/ocr``.
+    ocr_cache: str | None = None
 
     def __post_init__(self) -> None:
         if self.workers < 1:

@@ -533,3 +533,33 @@ def test_qc_export_and_finalize_wait_for_no_one_holding_the_folder(
     assert f"in use by abstain-build transform (pid {holder.pid})" in done.stderr
     assert (out / "data.jsonl").read_bytes() == data
     assert not (tmp_path / "exported").exists()
+
+
+def test_builds_given_one_ocr_cache_read_each_page_once(tmp_path: Path, fixtures_dir: Path) -> None:
+    """A second build over the same documents, into another folder, takes every page
+    reading from the shared cache (no OCR engine call), and writes the bytes a build with
+    its own cache writes."""
+    from abstain_build.textregions.ocr import clear_memory_cache, ocr_stats
+
+    def run(out: str, cache: Path | None) -> int:
+        clear_memory_cache()
+        before = ocr_stats()["engine_calls"]
+        build(
+            BuildConfig(
+                source=str(fixtures_dir / "mmlongbench-doc"),
+                out=str(tmp_path / out),
+                seed=5,
+                transforms=["hide_evidence_page", "remove_numeric_tokens"],
+                routing="none",
+                qc="offline",
+                ocr_cache=str(cache) if cache else None,
+            )
+        )
+        return ocr_stats()["engine_calls"] - before
+
+    shared = tmp_path / "shared-cache"
+    assert run("first", shared) > 0
+    assert not (tmp_path / "first" / "state" / "ocr").exists()
+    assert run("second", shared) == 0
+    assert run("own", None) > 0  # the same build with its own cache reads again
+    assert tree_digest(tmp_path / "second") == tree_digest(tmp_path / "own")

@@ -117,6 +117,7 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
         answer_changed=config.answer_changed,
         blind_gate=config.blind_gate,
         blind_policy=config.blind_policy,
+        ocr_cache=str(Path(config.ocr_cache).resolve()) if config.ocr_cache else None,
         **questions_from_readings(config),
     )
     for spec in (config.llm, config.blind_gate):

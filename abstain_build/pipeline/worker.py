@@ -71,6 +71,12 @@ class JobSpec:
     recalled: tuple[tuple[str, int], ...] = ()
     #: Sources blind readers answered with another answer than the gold: id -> readers.
     contested: tuple[tuple[str, int], ...] = ()
+    #: The OCR and page-reading cache folder; None: ``OUT/state/ocr``.
+    ocr_cache: str | None = None
+
+    @property
+    def ocr_cache_dir(self) -> Path:
+        return Path(self.ocr_cache) if self.ocr_cache else Path(self.out_dir) / "state" / "ocr"
 
     def build_transforms(self) -> list[Transform]:
         registry = get_registry(self.plugins)
@@ -147,8 +153,9 @@ class SampleProcessor:
         self.transforms = job.build_transforms()
         self.by_name = {t.name: t for t in self.transforms}
         self.assets = AssetStore(Path(job.out_dir))
-        # Workers of one run, and a resumed run, share OCR results: no page is read twice.
-        configure_ocr_cache(Path(job.out_dir) / "state" / "ocr")
+        # Workers of one run, a resumed run and the builds given one --ocr-cache share OCR
+        # results: no page is read twice.
+        configure_ocr_cache(job.ocr_cache_dir)
         self.llm = ModelClient(job.llm, job.model_options) if job.llm else None
         blind_client = ModelClient(job.blind_gate, job.model_options) if job.blind_gate else None
         self.blind = BlindGate(

@@ -292,9 +292,11 @@ class CorruptNumericTokens(NumericPageTransform):
         filing = public_filing(ctx.evidence()) if outcome != CHANGED else None
         if filing:
             # An answer-changed item of a filing stays: it is read against the recalled
-            # figure. A contradiction is not: a held-out reader summed the 52 state counts
-            # of a 10-K to the total its two corrupted printings disagreed about.
-            raise NotApplicable(f"{filing}; two printings that disagree settle nothing here")
+            # figure. A contradiction or an erasure is not: a held-out reader summed the 52
+            # state counts of a 10-K to the total its two corrupted printings disagreed about.
+            raise NotApplicable(
+                f"{filing}; printings that disagree or are erased settle nothing here"
+            )
         if outcome == CHANGED and any(
             r.kind == "rewrite" and r.role == "percent" and r.detector != "text_layer"
             for r in plan.edits.regions

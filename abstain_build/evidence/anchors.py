@@ -123,6 +123,11 @@ class Anchors:
     def topic_stems(self) -> frozenset[str]:
         return frozenset(stem(t) for t in self.ubiquitous)
 
+    def printed(self, stems: Iterable[str]) -> str:
+        """``stems`` as the question prints them ("believ" -> "believe"), for a reason."""
+        terms = {stem(term): term for term in self.terms}
+        return ", ".join(terms.get(s, s) for s in stems)
+
 
 def question_terms(question: str) -> list[str]:
     """Content words of a question: not stopwords, not single letters, not bare numbers

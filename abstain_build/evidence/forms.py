@@ -638,19 +638,23 @@ def _stacked_pairs(words: Sequence[Word], lines: Sequence[Line]) -> Iterator[tup
     width. The detector's order is not enough: a map's labels are read apart from the
     page's lines, and the second line of "National Atmospheric Research / Laboratory"
     comes far from its first."""
+    # Each line's extent: left, top, right, bottom, and its tallest word's height.
     extents = []
     for line in lines:
         boxes = [words[i].bbox for _, _, i in line.spans]
         extents.append(
-            (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes))
+            (
+                min(b[0] for b in boxes),
+                min(b[1] for b in boxes),
+                max(b[2] for b in boxes),
+                max(b[3] for b in boxes),
+                max(b[3] - b[1] for b in boxes),
+            )
         )
     by_top = sorted(range(len(lines)), key=lambda k: extents[k][1])
     tops = [extents[k][1] for k in by_top]
     for k, upper in enumerate(lines):
-        boxes = [words[i].bbox for _, _, i in upper.spans]
-        bottom = max(b[3] for b in boxes)
-        height = max(b[3] - b[1] for b in boxes)
-        x0, _, x1 = extents[k]
+        x0, _, x1, bottom, height = extents[k]
         start = bisect_left(tops, bottom - 0.5 * height)
         stop = bisect_right(tops, bottom + STACK_GAP * height)
         for j in by_top[start:stop]:

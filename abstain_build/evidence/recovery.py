@@ -49,7 +49,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from ..textregions.words import Box, Word, centre_inside, share_a_line
 from ..transforms.functional.numbers import find_numbers
-from .anchors import Anchors, stem, stems_of
+from .anchors import Anchors, stems_of
 from .forms import GoldItem, significant, token_value, unit_shifts
 from .map import EvidenceMap
 from .reading import TEXT_LAYER, PageReadings, Reading
@@ -151,8 +151,7 @@ def left_mentions(emap: EvidenceMap, edited: Mapping[int, Sequence[Box]]) -> lis
             continue  # "3" (billion) does not give back 2,975 (million)
         if centre_inside(mention.span, edited.get(mention.page, ())):
             continue
-        terms = {stem(term): term for term in emap.anchors.terms}
-        words = ", ".join(terms.get(a, a) for a in mention.anchors)
+        words = emap.anchors.printed(mention.anchors)
         out.append(Recovery(mention.page, "mention", f"{mention.printed!r} beside {words!r}"))
     return out
 

@@ -33,7 +33,7 @@ Each returns the reason (one line a reader can check) or None.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from ..evidence.anchors import stem, stems_of
 from ..evidence.forms import gold_items, normalise, text_matches
@@ -184,26 +184,33 @@ def winner_stated(
     if not compares_names(question, answer, answer_format):
         return None
     items = [item for item in emap.items if item.kind == "text" and not item.partial]
+    for number, tokens in _whole_page_tokens(emap, edited, shipped):
+        for item in items:
+            for first, last, _ in text_matches(item, tokens):
+                around = tokens[max(0, first - WINNER_WINDOW) : last + WINNER_WINDOW + 1]
+                if not any(_COMPARED.match(token) for token in around):
+                    continue
+                found = emap.anchors.found_in({stem(token) for token in around})
+                if len(found) >= WINNER_ANCHORS:
+                    return (
+                        f"page {number}, which the edit leaves whole, names {item.text!r} in a"
+                        f" comparison beside the question's words"
+                        f" ({emap.anchors.printed(found[:4])}): a reader takes the winner"
+                        " from there"
+                    )
+    return None
+
+
+def _whole_page_tokens(
+    emap: EvidenceMap, edited: Sequence[int], shipped: Sequence[int]
+) -> Iterator[tuple[int, list[str]]]:
+    """(page, normalised words) of each reading of the pages of ``shipped`` the edit leaves
+    whole, words hyphenated across a line joined ("reason- ing")."""
     for number in shipped:
         if number in edited or number not in emap.readings:
             continue
         for reading in emap.readings[number].readings:
-            tokens = normalise(_HYPHENATED.sub(r"\1\2", reading.text)).split()
-            for item in items:
-                for first, last, _ in text_matches(item, tokens):
-                    around = tokens[max(0, first - WINNER_WINDOW) : last + WINNER_WINDOW + 1]
-                    if not any(_COMPARED.match(token) for token in around):
-                        continue
-                    found = emap.anchors.found_in({stem(token) for token in around})
-                    if len(found) >= WINNER_ANCHORS:
-                        terms = {stem(term): term for term in emap.anchors.terms}
-                        words = ", ".join(terms.get(s, s) for s in found[:4])
-                        return (
-                            f"page {number}, which the edit leaves whole, names"
-                            f" {item.text!r} in a comparison beside the question's words"
-                            f" ({words}): a reader takes the winner from there"
-                        )
-    return None
+            yield number, normalise(_HYPHENATED.sub(r"\1\2", reading.text)).split()
 
 
 #: Words a list's items may have between them and still be printed as one list
@@ -232,16 +239,12 @@ def list_printed_together(
     items = [item for item in emap.items if item.kind == "text" and not item.partial]
     if len(items) < 2 or _PICKS_BY_VALUE.search(question):
         return None
-    for number in shipped:
-        if number in edited or number not in emap.readings:
-            continue
-        for reading in emap.readings[number].readings:
-            joined = _HYPHENATED.sub(r"\1\2", reading.text)  # "reason- ing"
-            if _side_by_side([item.tokens for item in items], normalise(joined).split()):
-                return (
-                    f"page {number}, which the edit leaves whole, prints the answer's"
-                    f" {len(items)} items side by side: a reader takes the list from there"
-                )
+    for number, tokens in _whole_page_tokens(emap, edited, shipped):
+        if _side_by_side([item.tokens for item in items], tokens):
+            return (
+                f"page {number}, which the edit leaves whole, prints the answer's"
+                f" {len(items)} items side by side: a reader takes the list from there"
+            )
     return None
 
 
@@ -279,7 +282,8 @@ LEFTOVERS_NOTE = (
     " figures readers recall or rebuild from its other statements; nor to who made the"
     " document when a page left whole names its maker; nor to a name a page left whole"
     " prints, even in passing; nor to a list whose items a page left whole prints side by"
-    " side."
+    " side, nor to a comparison whose winner a page left whole names beside the question's"
+    " words."
 )
 
 #: The cover of an SEC filing: the Commission's name and the form.

@@ -56,6 +56,9 @@ STATED = [
      " to 45 days.", "paraphrase"),
     # 0e94b4... p10: a map legend prints the range; the unit is in the legend's title
     ("0-375 miles", "Str", "Approximate Distance (miles) 0 - 375 376 - 750", "0 - 375", "text"),
+    # PP_2021.04.22_voting-access_REPORT p11 (held out): an age group spelled out in prose
+    ("18-34", "Str", "(63% of 18- to 34-year-old Republicans vs. 47% of those 65 and older)",
+     "18- to 34-year-old", "text"),
     # watch_d p6: a figure label with a space before the unit
     ("2.5-3cm", "Str", "about 2.5-3 cm away", "2.5-3 cm", "text"),
     # reportq32015 p13 (OCR): a European-style chart prints 1.3 with a decimal comma
@@ -88,6 +91,8 @@ NOT_STATED = [
     ("56.8", "Float", "Self-Ask 56.9 and 56.7"),
     # a decimal comma reads the digits after it as decimals, nothing else
     ("1.3", "Float", "Thailand 2,13 Malaysia 1,7 and 13,0"),
+    # another range, and a range's ends apart
+    ("18-34", "Str", "adults 18 to 29 and 30 to 34"),
     # a longer name that holds the gold's letters
     ("Fax", "Str", "Fairfax County"),
     # two objectives that differ only in their numbers

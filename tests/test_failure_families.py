@@ -14,6 +14,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from abstain_build.evidence.map import evidence_map
 from abstain_build.media.inputs import SampleInputs
 from abstain_build.media.pdf_channels import channel_texts, drop_page_channels
 from abstain_build.model import Sample
@@ -1890,3 +1891,60 @@ def test_a_value_the_question_does_not_subtract_is_not_a_stated_difference(
     sample, inputs = prepared(pdf, (1,), question=question, answer="15.9%")
     output = run_transform(get_registry().get("hide_evidence_page")(), sample, inputs, 0)
     assert output.pdf is not None
+
+
+# -- a count printed only as the last entry's number ----------------------------------------
+
+
+def _numbered_requirements_pdf(path: Path, prose: bool) -> Path:
+    """A handbook whose course requirements are a numbered table over two pages (rows 1-2,
+    then 3-4), and with ``prose`` a sentence that states the count as well."""
+    rows = [
+        ["Coursework: modules worth 30 credits in the first year", "Lab rotations: two"],
+        ["Diagnostic English Test before the first term", "CITI RCR-Basic course: all"],
+    ]
+    with pymupdf.open() as document:
+        number = 1
+        for page_rows in rows:
+            page = document.new_page(width=595, height=842)
+            page.insert_text((72, 80), "Coursework Requirements", fontsize=14)
+            y = 120
+            for row in page_rows:
+                page.insert_text((72, y), str(number), fontsize=11)
+                page.insert_text((110, y), row, fontsize=11)
+                number += 1
+                y += 40
+            if prose and len(document) == 2:
+                page.insert_text((72, 400), "The course requirements cover 4 areas.", fontsize=11)
+        for filler in range(2):
+            page = document.new_page(width=595, height=842)
+            page.insert_text((72, 80), f"Campus life, chapter {filler + 1}", fontsize=14)
+            page.insert_text((72, 120), "Students live in halls near the library.", fontsize=11)
+        document.save(path)
+    return path
+
+
+@pytest.mark.parametrize("name", ["remove_visual_element", "dense_mask", "full_page_blur"])
+def test_a_count_printed_only_as_the_last_entry_s_number_is_counted_by_the_reader(
+    tmp_path: Path, name: str
+) -> None:
+    """A held-out reader asked how many areas a handbook's course requirements have
+    counted the rows of the table whose last row number, 4, was masked: numbered entries
+    (1, 2, 3, 4 down one left edge, over two pages) are counted, not read. A count the
+    text states ("cover 4 areas") is still a printed count, taken away like any value."""
+    question = "How many areas do the course requirements have?"
+    listed = _numbered_requirements_pdf(tmp_path / "listed.pdf", prose=False)
+    sample = replace(doc_sample(listed, (1, 2)), question=question, answer="4")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    emap = evidence_map(sample, inputs)
+    assert emap.statements() and all(emap.numbers_an_entry(m) for m in emap.statements())
+    assert not emap.prints_the_count()
+    with pytest.raises(NotApplicable, match=r"reader counts|counts things no page prints"):
+        run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
+
+    stated = _numbered_requirements_pdf(tmp_path / "stated.pdf", prose=True)
+    sample = replace(doc_sample(stated, (1, 2)), question=question, answer="4")
+    inputs = SampleInputs(sample)
+    inputs.validate()
+    assert evidence_map(sample, inputs).prints_the_count()

@@ -412,12 +412,17 @@ def allowed_errors(length: int) -> int:
     return 0 if length < STRONG_TEXT else 1 + (length - STRONG_TEXT) // 8
 
 
+#: A range of two whole numbers ("18-34", an age group), which prose spells "18 to 34".
+_RANGE = re.compile(r"\d+\s*[-\u2013\u2014]\s*\d+")
+_RANGE_WORDS = frozenset(("to", "through", "thru"))
+
+
 def text_matches(item: GoldItem, tokens: Sequence[str]) -> list[tuple[int, int, str]]:
     """(first, last, form) spans of ``tokens`` (normalised words) printing ``item``'s text.
 
-    Exact on the normalised tokens first; then, for an answer of six letters or more, a
-    window of as many tokens (one more or one less) within :func:`allowed_errors` edits
-    after folding OCR confusions.
+    Exact on the normalised tokens first (a range "18-34" also as "18 to 34"); then, for
+    an answer of six letters or more, a window of as many tokens (one more or one less)
+    within :func:`allowed_errors` edits after folding OCR confusions.
     """
     gold = item.tokens
     n = len(gold)
@@ -429,6 +434,11 @@ def text_matches(item: GoldItem, tokens: Sequence[str]) -> list[tuple[int, int, 
         if tuple(tokens[i : i + n]) == gold:
             found.append((i, i + n - 1, "text"))
             taken.update(range(i, i + n))
+    if _RANGE.fullmatch(item.text.strip()):  # "18-34" printed "18- to 34-year-old"
+        for i in range(len(tokens) - 2):
+            if (tokens[i], tokens[i + 2]) == gold and tokens[i + 1] in _RANGE_WORDS:
+                found.append((i, i + 2, "text"))
+                taken.update(range(i, i + 3))
     joined = ocr_fold("".join(gold))
     digits = _digits("".join(gold))
     budget = allowed_errors(len(joined))

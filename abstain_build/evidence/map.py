@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..textregions.words import Box
+from ..textregions.words import Box, Word
 from ..transforms.functional.captions import body_style, figure_reference, named_figure
 from ..transforms.functional.page_content import normalised_page
 from .anchors import Anchors, question_anchors, stem
@@ -47,6 +47,15 @@ NEIGHBOURS = 2
 MARGIN = 0.09
 
 _PAGE_NUMBER = re.compile(r"^(?:\d{1,4}|[ivxlc]{1,6})$", re.IGNORECASE)
+#: A list's entry number as printed at the start of its line: "4", "4.", "(4)", "4)".
+_ENTRY_NUMBER = re.compile(r"^\(?(\d{1,2})[.)]?$")
+#: The most entries a numbered list may have for its last number to be read as that
+#: entry's number rather than a count.
+ENTRY_NUMBERS_MAX = 40
+#: How far (points) the numbers of one list's entries may stand from each other's left edge.
+ENTRY_ALIGN_PT = 6.0
+#: Pages before the page of the last entry that its list may start on (a table over pages).
+ENTRY_PAGES_BACK = 3
 
 
 @dataclass
@@ -93,7 +102,27 @@ class EvidenceMap:
         """Whether a page prints the answer of a count with one of the question's words
         beside it ("21 weaknesses"). A bare small number somewhere ("Unit 3" for three
         case studies) is no printed count: the reader counts the things themselves."""
-        return any(m.anchored(1) for m in self.statements())
+        return any(m.anchored(1) and not self.numbers_an_entry(m) for m in self.statements())
+
+    def numbers_an_entry(self, mention: Mention) -> bool:
+        """Is ``mention`` the number of the last entry of a numbered list (1, 2, ..., n
+        down one left edge, each at the start of its line)? Masking that "4" leaves the
+        four entries to count: a held-out reader asked how many areas a handbook's course
+        requirements have counted the rows of a table whose last row number was masked."""
+        item = next((i for i in self.items if i.text == mention.item), None)
+        if item is None or item.kind != "number" or not is_count(item):
+            return False
+        last = int(item.number) if item.number is not None else 0
+        if not 2 <= last <= ENTRY_NUMBERS_MAX:
+            return False
+        left = mention.span[0]
+        found: set[int] = set()
+        for number in range(mention.page - ENTRY_PAGES_BACK, mention.page + 1):
+            page = self.readings.get(number)
+            for reading in page.readings if page is not None else ():
+                if reading.channel == mention.channel:
+                    found |= _entry_numbers(reading.words, left, last)
+        return found >= set(range(1, last + 1))
 
     def numeric(self) -> bool:
         """Is the answer (or an item of it) a number or a year?"""
@@ -474,3 +503,19 @@ def evidence_map(sample: Sample, inputs: SampleInputs) -> EvidenceMap:
         return emap
 
     return inputs.derived("evidence_map", compute)
+
+
+def _entry_numbers(words: Sequence[Word], left: float, last: int) -> set[int]:
+    """The numbers 1..``last`` that open a line of ``words`` with their left edge within
+    :data:`ENTRY_ALIGN_PT` of ``left``."""
+    openers: dict[tuple[int, int], Word] = {}
+    for word in words:
+        key = (word.block, word.line)
+        if key not in openers or word.bbox[0] < openers[key].bbox[0]:
+            openers[key] = word
+    found = set()
+    for word in openers.values():
+        match = _ENTRY_NUMBER.fullmatch(word.text.strip())
+        if match and abs(word.bbox[0] - left) <= ENTRY_ALIGN_PT and 1 <= int(match[1]) <= last:
+            found.add(int(match[1]))
+    return found

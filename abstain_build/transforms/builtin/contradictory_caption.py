@@ -16,7 +16,7 @@ from ..rewrite_base import RewriteTransform
 @register_transform
 class ContradictoryCaption(RewriteTransform):
     name = "contradictory_caption"
-    version = 8
+    version = 9
     family = "semantic_contradiction"
     constraints = (NEEDS_ANSWER,)
     axis = EVIDENCE

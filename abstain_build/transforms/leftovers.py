@@ -20,10 +20,11 @@ emitting an item a reader still answers.
   department named in its body, under every edit of the credits page (11 of 11 readings
   answered or doubtful);
 * :func:`public_filing`: the document is a filing with the U.S. Securities and Exchange
-  Commission (a 10-K). Its figures are public record, reported and quoted, and restated
-  across its own statements, notes and selected data: blind readers recalled them
-  ("advertising expenses were $714.3 million") or rebuilt them from another statement
-  whatever the edit took. Of 31 readings of evidence edits of the two shared 10-Ks
+  Commission (a 10-K, or a listed company's results release). Its figures are public
+  record, reported and quoted, and restated across its own statements, notes and
+  selected data (a release's headline, tables and reconciliations): blind readers
+  recalled them ("advertising expenses were $714.3 million") or rebuilt them from
+  another statement whatever the edit took. Of 31 readings of evidence edits of the two shared 10-Ks
   counted at the versions before this rule, 3 were valid (44 of 85 of the other shared
   documents').
 
@@ -278,9 +279,9 @@ LEFTOVERS_NOTE = (
     " whole, a page left whole names the things a count no page prints is made of, or"
     " values left give it by a sum, the other slices of its whole, a difference the text"
     " states with the question's words, or another unit"
-    " (344,000 acres for 538 square miles); nor to a public SEC filing (a 10-K), whose"
-    " figures readers recall or rebuild from its other statements; nor to who made the"
-    " document when a page left whole names its maker; nor to a name a page left whole"
+    " (344,000 acres for 538 square miles); nor to a public SEC filing (a 10-K, a results"
+    " release), whose figures readers recall or rebuild from its other statements; nor to"
+    " who made the document when a page left whole names its maker; nor to a name a page left whole"
     " prints, even in passing; nor to a list whose items a page left whole prints side by"
     " side, nor to a comparison whose winner a page left whole names beside the question's"
     " words."
@@ -289,27 +290,49 @@ LEFTOVERS_NOTE = (
 #: The cover of an SEC filing: the Commission's name and the form.
 _COMMISSION = re.compile(r"securities\s+and\s+exchange\s+commission", re.IGNORECASE)
 _FORM = re.compile(r"\bform\s+(10-K|10-Q|20-F|40-F|8-K|S-1|F-1)\b", re.IGNORECASE)
+#: A listed company's results release: its listing ("(NYSE: MGM)") or a results headline
+#: ("Amcor reports fiscal 2023 results"), with earnings per share.
+_LISTING = re.compile(r"\((?:NYSE|NASDAQ|NYSE\s+American|ASX|LSE|TSX)\s*:\s*[A-Z.]{1,6}", re.I)
+_RESULTS = re.compile(
+    r"\b(?:reports?|announces?|reported)\b[^.\n]{0,80}\bresults\b"
+    r"|\b(?:quarter|fiscal|full[- ]year)\b[^.\n]{0,60}\bresults\b",
+    re.IGNORECASE,
+)
+_PER_SHARE = re.compile(
+    r"\bEPS\b|earnings\s+per\s+(?:diluted\s+)?share|per\s+diluted\s+share", re.IGNORECASE
+)
 #: The cover is on the first pages.
 COVER_PAGES = 2
 
 
 def public_filing(emap: EvidenceMap) -> str | None:
     """Why the document's figures survive any edit of its pages, or None: it is a filing
-    with the SEC (its cover, on the first pages, names the Commission and the form), on
-    public record and restated across its statements, notes and selected data."""
+    with the SEC (its cover, on the first pages, names the Commission and the form), or a
+    listed company's results release (filed with the SEC too, as an 8-K exhibit). Either
+    is on public record, reported and quoted, and restates its figures: a filing across
+    its statements, notes and selected data, a release across its headline, its tables
+    and its reconciliations. Of 12 evidence edits of four held-out releases read blind,
+    8 were answered or came back with the asked facts, from memory of the results or from
+    a restatement the edit left."""
     cover = " ".join(
         reading.text
         for number in sorted(emap.readings)[:COVER_PAGES]
         for reading in emap.readings[number].readings
     )
     form = _FORM.search(cover)
-    if form is None or not _COMMISSION.search(cover):
-        return None
-    return (
-        f"the document is a public SEC filing (Form {form.group(1).upper()}): a reader"
-        " recalls its figures or rebuilds them from its other statements, whatever an edit"
-        " of its pages takes"
-    )
+    if form is not None and _COMMISSION.search(cover):
+        return (
+            f"the document is a public SEC filing (Form {form.group(1).upper()}): a reader"
+            " recalls its figures or rebuilds them from its other statements, whatever an"
+            " edit of its pages takes"
+        )
+    if _PER_SHARE.search(cover) and (_LISTING.search(cover) or _RESULTS.search(cover)):
+        return (
+            "the document is a public SEC filing (a listed company's results release): a"
+            " reader recalls its figures or rebuilds them from its headline, tables and"
+            " reconciliations, whatever an edit of its pages takes"
+        )
+    return None
 
 
 #: ... and of those that decline comparisons a chart still ranks.

@@ -1977,3 +1977,41 @@ def test_a_count_printed_only_as_the_last_entry_s_number_is_counted_by_the_reade
     inputs = SampleInputs(sample)
     inputs.validate()
     assert evidence_map(sample, inputs).prints_the_count()
+
+
+# -- an answer the evidence map finds nowhere: a detail of a picture ------------------------
+
+
+def _brochure_photo_pdf(path: Path, plate_printed: bool) -> Path:
+    """A brochure page: a photo of a car (pixels only) over its caption, and with
+    ``plate_printed`` a specification line that prints the number plate as text."""
+    with pymupdf.open() as document:
+        for number in range(3):
+            page = document.new_page(width=595, height=842)
+            page.insert_text((72, 80), f"Camry brochure, section {number + 1}", fontsize=14)
+            page.insert_text((72, 110), "Every model comes with a full safety suite.", fontsize=11)
+        page = document[1]
+        photo = png_bytes(gradient_image(320, 200))
+        page.insert_image(pymupdf.Rect(72, 140, 472, 390), stream=photo)
+        page.insert_text((72, 410), "Performance: the XSE V6 on the open road.", fontsize=11)
+        if plate_printed:
+            page.insert_text((72, 440), "Press car XSE V6, plate JGE 422.", fontsize=11)
+        document.save(path)
+    return path
+
+
+def test_masks_decline_an_answer_the_evidence_map_finds_nowhere(tmp_path: Path) -> None:
+    """A held-out reader read a car's number plate, "JGE 422", in a brochure photo at 400
+    dpi: OCR had read it nowhere, so the masks were aimed at the question's words and left
+    the photo whole. With neither the answer nor rows it is computed from found, masks are
+    guesses; printed on the page, the answer is masked as usual."""
+    question = "In the performance section, what license plate is shown on the XSE V6?"
+    transform = get_registry().get("remove_visual_element")()
+    photo = _brochure_photo_pdf(tmp_path / "photo.pdf", plate_printed=False)
+    sample = replace(doc_sample(photo, (2,)), question=question, answer="JGE 422")
+    with pytest.raises(NotApplicable, match="finds the answer nowhere"):
+        run_transform(transform, sample, SampleInputs(sample), run_seed=0)
+    printed = _brochure_photo_pdf(tmp_path / "printed.pdf", plate_printed=True)
+    sample = replace(doc_sample(printed, (2,)), question=question, answer="JGE 422")
+    output = run_transform(transform, sample, SampleInputs(sample), run_seed=0)
+    assert output.pdf is not None and output.record.edits.regions

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from abstain_build.evidence.forms import gold_items
-from abstain_build.evidence.reading import TEXT_LAYER, PageReadings, Reading
+from abstain_build.evidence.reading import OCR_FIGURE, TEXT_LAYER, PageReadings, Reading
 from abstain_build.evidence.recovery import (
     asked_unit,
     computed_pair,
@@ -92,6 +92,37 @@ def test_the_other_parts_of_a_whole_give_back_a_share(
     page = _placed(("41%", 160), *shares)
     gold = (72.0, 160.0, 100.0, 170.0)
     assert whole_parts(page, gold_items("41")[0], [gold]) == expected
+
+
+def test_a_pie_pasted_as_a_picture_gives_back_its_masked_slice() -> None:
+    """STEPBACK p12 (a held-out reader's answer): the pie of Figure 7 is a raster image whose
+    labels only OCR reads, under a paragraph of other percents that stand nearer the
+    masked slice than the pie's own 74.6%. 100 - 74.6 - 3.9 - 6.1 gives the 15.4% back."""
+    text = tuple(
+        Word(t, (x, y, x + 26, y + 10), source=TEXT_LAYER)
+        for t, x, y in (("6.1%", 108, 501), ("12.7%", 398, 501), ("4.4%.", 338, 512))
+    )
+    pie = (106.0, 552.0, 296.0, 662.0)
+    labels = tuple(
+        Word(t, (x, y, x + 18, y + 5), source="ocr")
+        for t, x, y in (
+            ("3.9%", 275, 569),
+            ("15.4%", 272, 587),
+            ("6.1%", 275, 605),
+            ("74.6%", 113, 642),
+        )
+    )
+    page = PageReadings(
+        page=12,
+        readings=[Reading(12, TEXT_LAYER, text), Reading(12, OCR_FIGURE, labels, region=pie)],
+        has_text_layer=True,
+        size=(612, 792),
+    )
+    masked = (270.0, 585.0, 292.0, 594.0)
+    assert whole_parts(page, gold_items("15.4%")[0], [masked]) == (
+        "15.4%",
+        ["3.9%", "6.1%", "74.6%"],
+    )
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pymupdf
 
+from ...evidence.map import EvidenceMap
 from ...model import EVIDENCE, Plan, Region
 from ...routing.scoring import VISUAL_CONTENT
 from ..base import EvidencePageTransform, NotApplicable, TransformContext
@@ -27,7 +28,7 @@ HARD_CAP = 500
 @register_transform
 class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
-    version = 22
+    version = 23
     declines_questions = (graphical_ask, counts_parts)
     family = "evidence_removal"
     constraints = (VISUAL_CONTENT,)
@@ -50,7 +51,8 @@ class RemoveVisualElement(EvidencePageTransform):
         " a rectangle is redacted: text layer, image pixels, vector art. Not applicable"
         " to questions that count (graphical things, parts of the document, or anything"
         " no page prints a number for) or colour or place graphical things: masks leave"
-        " the rest to count and the shapes to see."
+        " the rest to count and the shapes to see; nor when the evidence map finds neither"
+        " the answer nor rows it is computed from (a detail of a photo OCR does not read)."
     ) + LEFTOVERS_NOTE
     params = {
         "n_rects": Param(8, "rectangles placed before the coverage top-up", low=1, high=64),
@@ -92,6 +94,14 @@ class RemoveVisualElement(EvidencePageTransform):
             reason = counted_by_the_reader(ctx.sample.question, printed)
             if reason:
                 raise NotApplicable(f"the question {reason}: masks leave the rest to count")
+            emap = ctx.evidence()
+            if _located_nowhere(emap):
+                raise NotApplicable(
+                    "the evidence map finds the answer nowhere, not even in the OCR of the"
+                    " pictures, nor rows it is computed from: a detail of a picture (a"
+                    " photo's number plate, a logo) that masks aimed at the question's words"
+                    " leave whole"
+                )
         return super().plan(ctx)
 
     def plan_page(
@@ -236,3 +246,12 @@ class RemoveVisualElement(EvidencePageTransform):
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
         for number, masks in self.page_regions(plan, "mask").items():
             redact_rects(document[number - 1], [mask.bbox for mask in masks], fill=BLACK)
+
+
+def _located_nowhere(emap: EvidenceMap) -> bool:
+    """Does the evidence map find neither the answer, in any form on any page and channel,
+    nor rows it would be computed from? Then it is a detail of a picture that OCR does not
+    read (a car's number plate, a logo, a sign in a photo): a held-out reader read "JGE
+    422" on a brochure photo at 400 dpi, which the masks, aimed at the question's words,
+    had left whole."""
+    return bool(emap.items) and not emap.mentions and not emap.operands

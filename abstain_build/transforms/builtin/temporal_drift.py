@@ -199,7 +199,7 @@ _COMPARES = re.compile(
 @register_transform
 class TemporalDrift(QuestionTransform):
     name = "temporal_drift"
-    version = 11
+    version = 12
     family = "inferential_impossibility"
     constraints = (NEEDS_TIME, NEEDS_PERIOD)
     axis = EVIDENCE

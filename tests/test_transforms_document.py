@@ -527,6 +527,16 @@ ASKED_AGAIN = {
 }
 
 
+#: Transforms that decline a page of REAL, and why: the infographic's answer ("Europe",
+#: which continent has the most participants) is a label of its map that OCR does not
+#: read, so masks aimed at the question's words would be guesses.
+DECLINED = {
+    ("0e94b4197b10096b1f4c699701570fbf.pdf", (13,)): {
+        "remove_visual_element": "finds the answer nowhere"
+    },
+}
+
+
 @pytest.fixture(scope="module")
 def real_samples() -> dict[tuple[str, tuple[int, ...]], Sample]:
     from .conftest import SHARED_DATA
@@ -551,8 +561,14 @@ def test_real_evidence_pages(real_samples, key) -> None:
         sample = replace(sample, question=question, answer=answer)
     inputs = SampleInputs(sample)
     inputs.validate()
+    declined = DECLINED.get(key, {})
     for name in NAMES:
-        output = run_transform(get_registry().get(name)(), sample, inputs, run_seed=1)
+        transform = get_registry().get(name)()
+        if name in declined:
+            with pytest.raises(NotApplicable, match=declined[name]):
+                run_transform(transform, sample, inputs, run_seed=1)
+            continue
+        output = run_transform(transform, sample, inputs, run_seed=1)
         assert output.qc["passed"], output.qc
         assert_no_leak(sample, output)
         for number, png in zip(output.pages, output.images, strict=True):

@@ -49,9 +49,6 @@ MARGIN = 0.09
 _PAGE_NUMBER = re.compile(r"^(?:\d{1,4}|[ivxlc]{1,6})$", re.IGNORECASE)
 #: A list's entry number as printed at the start of its line: "4", "4.", "(4)", "4)".
 _ENTRY_NUMBER = re.compile(r"^\(?(\d{1,2})[.)]?$")
-#: The most entries a numbered list may have for its last number to be read as that
-#: entry's number rather than a count.
-ENTRY_NUMBERS_MAX = 40
 #: How far (points) the numbers of one list's entries may stand from each other's left edge.
 ENTRY_ALIGN_PT = 6.0
 #: Pages before the page of the last entry that its list may start on (a table over pages).
@@ -110,11 +107,9 @@ class EvidenceMap:
         four entries to count: a held-out reader asked how many areas a handbook's course
         requirements have counted the rows of a table whose last row number was masked."""
         item = next((i for i in self.items if i.text == mention.item), None)
-        if item is None or item.kind != "number" or not is_count(item):
+        if item is None or item.kind != "number" or not is_count(item) or item.number < 2:
             return False
-        last = int(item.number) if item.number is not None else 0
-        if not 2 <= last <= ENTRY_NUMBERS_MAX:
-            return False
+        last = int(item.number)  # a count, so at most twenty (forms.is_count)
         left = mention.span[0]
         found: set[int] = set()
         for number in range(mention.page - ENTRY_PAGES_BACK, mention.page + 1):
@@ -123,6 +118,13 @@ class EvidenceMap:
                 if reading.channel == mention.channel:
                     found |= _entry_numbers(reading.words, left, last)
         return found >= set(range(1, last + 1))
+
+    def locates_nothing(self) -> bool:
+        """Does the map find neither the answer, in any form on any page and channel, nor
+        rows it would be computed from? Then it is a detail of a picture that OCR does not
+        read (a car's number plate, a logo, a sign in a photo), and an edit aimed at the
+        question's words is a guess."""
+        return bool(self.items) and not self.mentions and not self.operands
 
     def numeric(self) -> bool:
         """Is the answer (or an item of it) a number or a year?"""

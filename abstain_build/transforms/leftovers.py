@@ -24,9 +24,9 @@ emitting an item a reader still answers.
   record, reported and quoted, and restated across its own statements, notes and
   selected data (a release's headline, tables and reconciliations): blind readers
   recalled them ("advertising expenses were $714.3 million") or rebuilt them from
-  another statement whatever the edit took. Of 31 readings of evidence edits of the two shared 10-Ks
-  counted at the versions before this rule, 3 were valid (44 of 85 of the other shared
-  documents').
+  another statement whatever the edit took. Of 31 readings of evidence edits of the two
+  shared 10-Ks counted at the versions before this rule, 3 were valid (44 of 85 of the
+  other shared documents').
 
 Each returns the reason (one line a reader can check) or None.
 """
@@ -281,10 +281,10 @@ LEFTOVERS_NOTE = (
     " states with the question's words, or another unit"
     " (344,000 acres for 538 square miles); nor to a public SEC filing (a 10-K, a results"
     " release), whose figures readers recall or rebuild from its other statements; nor to"
-    " who made the document when a page left whole names its maker; nor to a name a page left whole"
-    " prints, even in passing; nor to a list whose items a page left whole prints side by"
-    " side, nor to a comparison whose winner a page left whole names beside the question's"
-    " words."
+    " who made the document when a page left whole names its maker; nor to a name a page"
+    " left whole prints, even in passing; nor to a list whose items a page left whole"
+    " prints side by side, nor to a comparison whose winner a page left whole names beside"
+    " the question's words."
 )
 
 #: The cover of an SEC filing: the Commission's name and the form.

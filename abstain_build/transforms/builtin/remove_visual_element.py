@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pymupdf
 
-from ...evidence.map import EvidenceMap
 from ...model import EVIDENCE, Plan, Region
 from ...routing.scoring import VISUAL_CONTENT
 from ..base import EvidencePageTransform, NotApplicable, TransformContext
@@ -90,12 +89,13 @@ class RemoveVisualElement(EvidencePageTransform):
 
     def plan(self, ctx: TransformContext) -> Plan:
         if ctx.sample.document is not None:
-            printed = ctx.evidence().prints_the_count()
-            reason = counted_by_the_reader(ctx.sample.question, printed)
+            emap = ctx.evidence()
+            reason = counted_by_the_reader(ctx.sample.question, emap.prints_the_count())
             if reason:
                 raise NotApplicable(f"the question {reason}: masks leave the rest to count")
-            emap = ctx.evidence()
-            if _located_nowhere(emap):
+            # A held-out reader read "JGE 422" on a brochure photo at 400 dpi: OCR had read
+            # it nowhere, and the masks, aimed at the question's words, left the photo.
+            if emap.locates_nothing():
                 raise NotApplicable(
                     "the evidence map finds the answer nowhere, not even in the OCR of the"
                     " pictures, nor rows it is computed from: a detail of a picture (a"
@@ -246,12 +246,3 @@ class RemoveVisualElement(EvidencePageTransform):
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
         for number, masks in self.page_regions(plan, "mask").items():
             redact_rects(document[number - 1], [mask.bbox for mask in masks], fill=BLACK)
-
-
-def _located_nowhere(emap: EvidenceMap) -> bool:
-    """Does the evidence map find neither the answer, in any form on any page and channel,
-    nor rows it would be computed from? Then it is a detail of a picture that OCR does not
-    read (a car's number plate, a logo, a sign in a photo): a held-out reader read "JGE
-    422" on a brochure photo at 400 dpi, which the masks, aimed at the question's words,
-    had left whole."""
-    return bool(emap.items) and not emap.mentions and not emap.operands

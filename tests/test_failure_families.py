@@ -1922,6 +1922,57 @@ def test_a_value_the_question_does_not_subtract_is_not_a_stated_difference(
     assert output.pdf is not None
 
 
+def manual_with_a_range(path: Path) -> Path:
+    """A coffee machine manual whose spout section prints its clearance as a range."""
+    lines = {
+        1: ["WMF 1500 S: contents", "Combi spout: page 2", "Cleaning: page 2"],
+        2: [
+            "Combi spout",
+            "The combi spout is height-adjustable to fit cups and jugs.",
+            "Clearance height: 70-175 mm",
+            "Slide the spout up or down with both hands.",
+        ],
+    }
+    return lines_pdf(path, lines)
+
+
+RANGE_QUESTION = (
+    "The combi spout of the WMF 1500 S coffee machine is height-adjustable. What is the"
+    " difference, in mm, between its maximum and minimum clearance height?"
+)
+
+
+def test_a_printed_range_states_the_difference_of_its_ends(tmp_path: Path) -> None:
+    """ "What is the difference, in mm, between its maximum and minimum clearance height?"
+    (105): masks aimed at the question's words left "Clearance height: 70-175 mm", and a
+    reader subtracted its ends. Untouched, the page gives the answer that way; with the
+    range under a mask, it does not."""
+    from abstain_build.transforms.leftovers import worked_out
+
+    pdf = manual_with_a_range(tmp_path / "manual.pdf")
+    sample, inputs = prepared(pdf, (2,), question=RANGE_QUESTION, answer="105")
+    emap = evidence_map(sample, inputs)
+    found = worked_out(RANGE_QUESTION, emap, {})
+    assert found is not None and "175 - 70 = 105, stated together" in found
+    (word,) = [w for w in emap.readings[2].readings[0].words if w.text == "70-175"]
+    assert worked_out(RANGE_QUESTION, emap, {2: [word.bbox]}) is None
+
+
+@pytest.mark.parametrize("name", ["remove_visual_element", "dense_mask"])
+def test_masks_never_leave_a_range_whose_ends_give_the_answer(name: str, tmp_path: Path) -> None:
+    """Whatever the seed, a mask either takes the range or declines the question."""
+    pdf = manual_with_a_range(tmp_path / "manual.pdf")
+    sample, inputs = prepared(pdf, (2,), question=RANGE_QUESTION, answer="105")
+    for seed in range(4):
+        try:
+            output = run_transform(get_registry().get(name)(), sample, inputs, run_seed=seed)
+        except NotApplicable:
+            continue
+        assert output.pdf is not None
+        with pymupdf.open(stream=output.pdf, filetype="pdf") as edited:
+            assert "70-175" not in edited[1].get_text()
+
+
 # -- a count printed only as the last entry's number ----------------------------------------
 
 

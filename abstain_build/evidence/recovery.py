@@ -28,7 +28,9 @@ still gives the old one. Two things do, and the evidence map's statements see ne
   "how much higher is the accuracy of PaLM-2L + RAG" (15.9%). Only for a question that
   asks a difference, from two values printed alike within :data:`PASSAGE_WORDS` words of
   each other with :data:`PASSAGE_ANCHORS` of the question's words around them: small
-  golds differ by chance otherwise.
+  golds differ by chance otherwise. A printed range is two such values: "Clearance
+  height: 70\u2013175 mm" gives "the difference between its maximum and minimum
+  clearance height" (105).
 
 * the gold in another unit: "344,000 acres" on another page of a county history still
   gives 538 square miles (640 acres to the square mile, which the history prints too).
@@ -189,6 +191,27 @@ def _readings(page: PageReadings) -> list[Reading]:
     return [*layer, *(r for r in page.readings if r.channel == OCR_FIGURE)]
 
 
+#: Two plain numbers joined by a dash, the smaller first: a range ("70\u2013175"), which
+#: the number finder reads as one code.
+_RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*[-\u2013\u2014]\s*(\d+(?:\.\d+)?)")
+
+
+def _ranges(words: Sequence[Word], skip: Sequence[Box]) -> Iterator[tuple[int, _Printed, _Printed]]:
+    """(index, low end, high end) of each range ``words`` print outside ``skip``. Its ends
+    are worked with together only: "75-79" (an age bracket) and a page's "2" are no pair."""
+    for index, word in enumerate(words):
+        match = _RANGE.fullmatch(word.text.strip("()[],;:"))
+        if match is None or centre_inside(word.bbox, skip):
+            continue
+        ends = []
+        for text in match.groups():
+            value = Decimal(text)
+            quantum = Decimal(1).scaleb(value.as_tuple().exponent)
+            ends.append(_Printed(value, quantum, False, text, word.bbox))
+        if ends[0].value < ends[1].value:
+            yield index, ends[0], ends[1]
+
+
 def _quantities(words: Sequence[Word]) -> Iterator[tuple[int, _Printed]]:
     """Each quantity ``words`` print, with the index of the word printing it."""
     for index, word in enumerate(words):
@@ -262,20 +285,33 @@ def stated_difference(
     for reading in _readings(page):
         words = reading.words
         values = [(i, p) for i, p in _quantities(words) if not centre_inside(p.box, skip)]
-        for k, (i, first) in enumerate(values):
-            if first.percent != item.percent:
+        pairs = [(i, i, low, high) for i, low, high in _ranges(words, skip)]
+        pairs += _passage_pairs(values)
+        for i, j, first, second in pairs:
+            if first.percent != item.percent or not second.alike(first):
                 continue
-            for j, second in values[k + 1 :]:
-                if j - i > PASSAGE_WORDS:
-                    break
-                if not second.alike(first) or abs(first.value - second.value) != item.number:
-                    continue
-                around = words[max(0, i - PASSAGE_MARGIN) : j + PASSAGE_MARGIN + 1]
-                stems = {s for w in around for s in stems_of(w.text)}
-                if len(anchors.found_in(stems)) >= PASSAGE_ANCHORS:
-                    high, low = (first, second) if first.value > second.value else (second, first)
-                    return high.text, low.text
+            if abs(first.value - second.value) != item.number:
+                continue
+            around = words[max(0, i - PASSAGE_MARGIN) : j + PASSAGE_MARGIN + 1]
+            stems = {s for w in around for s in stems_of(w.text)}
+            if len(anchors.found_in(stems)) >= PASSAGE_ANCHORS:
+                high, low = (first, second) if first.value > second.value else (second, first)
+                return high.text, low.text
     return None
+
+
+def _passage_pairs(
+    values: Sequence[tuple[int, _Printed]],
+) -> list[tuple[int, int, _Printed, _Printed]]:
+    """Each two of ``values`` (indexed by word, in order) within :data:`PASSAGE_WORDS`
+    words of each other."""
+    out = []
+    for k, (i, first) in enumerate(values):
+        for j, second in values[k + 1 :]:
+            if j - i > PASSAGE_WORDS:
+                break
+            out.append((i, j, first, second))
+    return out
 
 
 def _percents(page: PageReadings) -> list[tuple[Decimal, Decimal, str, Box]]:

@@ -373,10 +373,13 @@ def test_a_document_question_names_its_document_to_the_blind_model(
     assert verdict.verdict == "knowledge" and verdict.accuracy == 1.0
 
 
-def recall(source: str, reader: str, verdict: str, basis: str, note: str = "") -> Reading:
+def recall(
+    source: str, reader: str, verdict: str, basis: str, note: str = "", document: str = ""
+) -> Reading:
     return Reading(
         item="0123456789abcdef",
         source=source,
+        document=document,
         dataset="mine",
         transform="aggressive_multi_mask",
         version=1,
@@ -409,6 +412,38 @@ def test_questions_readers_answered_from_recall_are_counted_by_reader() -> None:
         recall("other", "b-r02", "doubtful", "memory", "settled on another answer (high)"),
     ]
     assert recalled_sources(readings) == {"governor": 2}
+
+
+def test_every_question_on_a_document_a_reader_remembered_is_knowledge_recoverable() -> None:
+    """A reader who gave a table's value from memory of an arXiv paper knows its other
+    tables too: every question on that document is knowledge-recoverable (method
+    "readings"), whichever question was read. General knowledge is the question's own and
+    flags no document; nor does a value read off the page or a wrong recollection."""
+    from abstain_build.validity.recall import recalled_documents
+
+    other = "settled on another answer (high)"
+    readings = [
+        recall("paper-q1", "a-r01", "answerable", "memory", document="paper.pdf"),
+        recall("paper-q2", "a-r01", "answerable", "memory", document="paper.pdf"),
+        recall("facts-q1", "a-r01", "answerable", "knowledge", document="facts.pdf"),
+        recall("report-q1", "b-r02", "answerable", "shipped", document="report.pdf"),
+        recall("wrong-q1", "b-r02", "doubtful", "memory", other, document="wrong.pdf"),
+        recall("images-q1", "b-r02", "answerable", "memory"),  # no document: an image item
+    ]
+    documents = recalled_documents(readings)
+    assert documents == {"paper.pdf": 1}
+
+    def on(doc_id: str, sample_id: str) -> Sample:
+        source = SourceInfo("mmlongbench-doc", "mmlongbench", "samples.json", 0)
+        document = DocumentRef(Path("/nowhere") / doc_id, doc_id)
+        return Sample(sample_id, source, "What was the F1 on HOVER?", "54.2", document=document)
+
+    gate = BlindGate(documents=documents)
+    verdict = gate.check(on("docs/paper.pdf", "paper-q9"))  # a question nobody read
+    assert (verdict.method, verdict.verdict) == ("readings", "knowledge")
+    assert "paper.pdf from memory" in verdict.evidence[0]
+    for doc_id in ("report.pdf", "facts.pdf", "wrong.pdf"):
+        assert gate.check(on(doc_id, f"{doc_id}-q9")).method != "readings"
 
 
 def test_questions_readers_answer_otherwise_are_contested_by_share() -> None:
@@ -466,6 +501,42 @@ def test_a_question_readers_recalled_or_contested_gets_no_evidence_edit(
     )
     card = (tmp_path / "out" / "README.md").read_text()
     assert ("Contested sources: 1;" in card) == (expected == "contested")
+
+
+@pytest.mark.slow
+def test_a_build_gives_no_evidence_edit_on_a_document_a_reader_remembered(
+    tmp_path: Path,
+) -> None:
+    """One reading gave a survey report's figure from memory: the build's other questions
+    on that report get no evidence edit, and those on the 10-K beside it still do."""
+    ledger = tmp_path / "mine.jsonl"
+    reading = recall(
+        "elsewhere", "a-r01", "answerable", "memory", document="survey_report_2019.pdf"
+    )
+    ledger.write_text(reading.model_dump_json() + "\n")
+    out = tmp_path / "out"
+    done = run_cli(
+        "transform",
+        str(FIXTURES / "mmlongbench-doc"),
+        "-o",
+        str(out),
+        "--qc",
+        "none",
+        "-t",
+        "hide_evidence_page",
+        "--no-routing",
+        "--ledger",
+        str(ledger),
+    )
+    assert done.returncode == 0, done.stderr
+    rows = read_jsonl(out / "data.jsonl")
+    survey = [r for r in rows if r["group_id"].startswith("survey_report_2019")]
+    acme = [r for r in rows if r["group_id"].startswith("ACME_2021_10K")]
+    assert survey and all(r["blind"]["method"] == "readings" for r in survey)
+    assert "survey_report_2019.pdf from memory" in survey[0]["blind"]["evidence"][0]
+    assert not [r for r in survey if r["kind"] == "counterpart"]
+    assert all(r["blind"]["method"] != "readings" for r in acme)
+    assert [r for r in acme if r["kind"] == "counterpart"]
 
 
 def test_a_build_is_not_resumed_with_other_recalled_questions(tmp_path: Path) -> None:

@@ -516,6 +516,9 @@ def test_kits_then_ingest_then_validity_on_the_command_line(
     assert graded.returncode == 0, graded.stderr
     lines = read_ledger(ledger)
     assert len(lines) == 3 and {r.verdict for r in lines} == {"answerable"}
+    # Each reading names the document it read, without the dataset's folders.
+    assert [r.document for r in lines] == [Path(e["doc_id"]).name for e in entries]
+    assert all(r.document.endswith(".pdf") for r in lines)
     shown = run_cli("validity", str(ledger), "--no-package", "--json")
     assert shown.returncode == 0, shown.stderr
     table = json.loads(shown.stdout)["table"]["transforms"]

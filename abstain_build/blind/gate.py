@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..model import Sample
+from ..validity.ledger import document_name
 from .cues import blind_cues
 from .model import ask_blind
 from .verdict import CONTESTED, EVIDENCE_NEEDED, KNOWLEDGE, READINGS, BlindVerdict
@@ -29,7 +30,10 @@ class BlindGate:
     knowledge (:mod:`..validity.recall`); such a sample is knowledge-recoverable whatever
     the cues or the model say, since readers already showed it. ``contested``: source id
     -> how many readers settled, from its counterparts, on another answer than the gold
-    (:func:`..validity.recall.contested_sources`); no evidence edit is tried on it either."""
+    (:func:`..validity.recall.contested_sources`); no evidence edit is tried on it either.
+    ``documents``: document file name -> how many readers gave a gold of one of its
+    questions from memory of it (:func:`..validity.recall.recalled_documents`): every
+    question on it is knowledge-recoverable."""
 
     def __init__(
         self,
@@ -37,11 +41,13 @@ class BlindGate:
         client: ModelClient | None = None,
         recalled: Mapping[str, int] | None = None,
         contested: Mapping[str, int] | None = None,
+        documents: Mapping[str, int] | None = None,
     ) -> None:
         self.policy = policy
         self.client = client
         self.recalled = dict(recalled or {})
         self.contested = dict(contested or {})
+        self.documents = dict(documents or {})
         self._seen: dict[str, BlindVerdict] = {}
 
     @property
@@ -69,6 +75,18 @@ class BlindGate:
                         f"{readers} blind readers of its counterparts {what} (validity ledger)"
                     ],
                 )
+        name = document_name(sample.document.doc_id) if sample.document is not None else ""
+        readers = self.documents.get(name) if name else None
+        if readers:
+            return BlindVerdict(
+                method=READINGS,
+                verdict=KNOWLEDGE,
+                evidence=[
+                    f"{readers} blind reader(s) gave the gold of a question on {name} from"
+                    " memory of the document (validity ledger): its other figures are"
+                    " remembered too"
+                ],
+            )
         return None
 
     def _check(self, sample: Sample) -> BlindVerdict:

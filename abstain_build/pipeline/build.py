@@ -151,14 +151,16 @@ def qc_spec(config: BuildConfig) -> QcSpec | None:
 def questions_from_readings(config: BuildConfig) -> dict[str, tuple[tuple[str, int], ...]]:
     """The sources blind readers answered from recall, and those they answered with
     another answer than the gold, in the package's readings and the run's ledgers
-    (:mod:`..validity.recall`): ``JobSpec.recalled`` and ``JobSpec.contested``."""
+    (:mod:`..validity.recall`), and the documents readers remembered:
+    ``JobSpec.recalled``, ``JobSpec.contested`` and ``JobSpec.recalled_documents``."""
     from ..validity.ledger import read_ledgers
-    from ..validity.recall import contested_sources, recalled_sources
+    from ..validity.recall import contested_sources, recalled_documents, recalled_sources
 
     readings = read_ledgers([Path(p) for p in config.ledgers])
     return {
         "recalled": tuple(recalled_sources(readings).items()),
         "contested": tuple(contested_sources(readings).items()),
+        "recalled_documents": tuple(recalled_documents(readings).items()),
     }
 
 
@@ -252,7 +254,7 @@ def _build(
         fingerprint["validity_ledger_sha256"] = job.qc.validity.ledger
     # So must other recalled or contested questions (the blind check from readings), QC
     # or not.
-    flagged = json.dumps([job.recalled, job.contested]).encode("utf-8")
+    flagged = json.dumps([job.recalled, job.contested, job.recalled_documents]).encode("utf-8")
     fingerprint["blind_readings_sha256"] = hashlib.sha256(flagged).hexdigest()
     done_entries = out.prepare(fingerprint, config.overwrite)
     given = Path(config.source)

@@ -71,6 +71,8 @@ class JobSpec:
     recalled: tuple[tuple[str, int], ...] = ()
     #: Sources blind readers answered with another answer than the gold: id -> readers.
     contested: tuple[tuple[str, int], ...] = ()
+    #: Documents a blind reader gave a gold of from memory: file name -> readers.
+    recalled_documents: tuple[tuple[str, int], ...] = ()
     #: The OCR and page-reading cache folder; None: ``OUT/state/ocr``.
     ocr_cache: str | None = None
 
@@ -159,7 +161,11 @@ class SampleProcessor:
         self.llm = ModelClient(job.llm, job.model_options) if job.llm else None
         blind_client = ModelClient(job.blind_gate, job.model_options) if job.blind_gate else None
         self.blind = BlindGate(
-            job.blind_policy, blind_client, dict(job.recalled), dict(job.contested)
+            job.blind_policy,
+            blind_client,
+            dict(job.recalled),
+            dict(job.contested),
+            dict(job.recalled_documents),
         )
         self._verifier: Verifier | None = None
 

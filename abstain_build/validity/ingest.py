@@ -34,6 +34,7 @@ from .ledger import (
     GOLD_AT_LOW_CONFIDENCE,
     UNANSWERABLE,
     Reading,
+    document_name,
 )
 
 _CONFIDENCE_WORDS = {
@@ -198,6 +199,7 @@ def ingest(
             reading = Reading(
                 item=key["item"],
                 source=key["source"],
+                document=document_name(key.get("doc_id")),
                 dataset=key["dataset"],
                 transform=key["transform"],
                 version=int(key["version"]),

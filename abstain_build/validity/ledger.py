@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -52,6 +52,10 @@ class Reading(BaseModel):
     item: str = Field(min_length=8)
     #: The source sample (the record's ``group_id``).
     source: str
+    #: The file name of the document the item ships ("" for images, or where unknown):
+    #: readers who remember a public document remember its other figures too
+    #: (:func:`.recall.recalled_documents`).
+    document: str = ""
     #: Where the item came from ("mmlongbench-doc:shared", "mmmu:fixtures", a user's name).
     dataset: str
     transform: str
@@ -83,6 +87,12 @@ class Reading(BaseModel):
     @property
     def valid(self) -> bool:
         return self.verdict in VALID
+
+
+def document_name(doc_id: str | None) -> str:
+    """The file name a reading files its document under: a dataset's ``doc_id`` without
+    its folders ("docs/report.pdf" is "report.pdf"), "" for none."""
+    return PurePosixPath(str(doc_id or "").replace("\\", "/")).name
 
 
 def fingerprint(source: str, transform: str, params: Any) -> str:

@@ -85,7 +85,8 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
     if flagged:
         console.print(
             "The table counts every question read, as a new dataset holds questions like the"
-            " ones the readings flag. Without the recalled and contested questions (what a"
+            " ones the readings flag. Without the recalled and contested questions and those on"
+            " documents a reader remembered (what a"
             " build of the read questions emits, since they get no evidence edit): "
             + ", ".join(f"{name} {valid}/{n}" for name, (valid, n) in sorted(flagged.items()))
         )
@@ -127,6 +128,12 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
             "Questions two readers or more answered from memory or knowledge (they test"
             " recall, not abstention; builds give them no evidence edit): "
             + _sources(table.recalled)
+        )
+    if table.recalled_documents:
+        console.print(
+            "Documents a reader gave a gold of from memory (their other figures are"
+            " remembered too; builds give none of their questions an evidence edit): "
+            + ", ".join(f"{name} ({readers})" for name, readers in table.recalled_documents.items())
         )
     if table.contested:
         console.print(

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .ledger import ANSWERABLE, CONFLICTING, DOUBTFUL, UNANSWERABLE, Reading
-from .recall import SourceReadings, contested, contested_sources, recalled, sources_where
+from .recall import (
+    SourceReadings,
+    contested,
+    contested_sources,
+    recalled,
+    recalled_documents,
+    sources_where,
+)
 
 #: Two-sided 95%.
 Z95 = 1.959963984540054
@@ -128,9 +135,13 @@ class ValidityTable:
     #: (:func:`.recall.contested_sources`).
     recalled: list[SourceReadings] = field(default_factory=list)
     contested: list[SourceReadings] = field(default_factory=list)
+    #: The documents a reader gave a gold of from memory, whose questions builds give no
+    #: evidence edit either (:func:`.recall.recalled_documents`): file name -> readers.
+    recalled_documents: dict[str, int] = field(default_factory=dict)
     #: Per transform: (valid, n) of the counted readings of questions neither recalled nor
-    #: contested. The table counts every question, flagged or not, as a new dataset holds
-    #: both; this is what a build of the read questions emits, flags applied.
+    #: contested, nor on a recalled document. The table counts every question, flagged or
+    #: not, as a new dataset holds both; this is what a build of the read questions emits,
+    #: flags applied.
     unflagged: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: Per transform: the validity expected on questions no reading has flagged yet (a new
     #: dataset), when both kinds of question were read: the flagged and the other
@@ -171,7 +182,9 @@ class ValidityTable:
         table.recalled = sources_where(readings, recalled)
         flagged = contested_sources(readings)
         table.contested = [s for s in sources_where(readings, contested) if s.source in flagged]
+        table.recalled_documents = recalled_documents(readings)
         left_out = {s.source for s in table.recalled} | set(flagged)
+        left_out |= {r.source for r in readings if r.document in table.recalled_documents}
         kinds = split_by_flag(by_transform, left_out)
         table.unflagged = {name: (sum(plain), len(plain)) for name, (plain, _) in kinds.items()}
         table.expected = expected_on_new_questions(readings, kinds, left_out)
@@ -226,6 +239,7 @@ class ValidityTable:
             "failed_on": {name: dict(sorted(c.items())) for name, c in sorted(self.bases.items())},
             "recalled_sources": [source.to_json() for source in self.recalled],
             "contested_sources": [source.to_json() for source in self.contested],
+            "recalled_documents": dict(self.recalled_documents),
             "unflagged": {
                 name: {"valid": valid, "n": n} for name, (valid, n) in self.unflagged.items()
             },

@@ -505,33 +505,42 @@ def test_a_question_readers_recalled_or_contested_gets_no_evidence_edit(
 
 @pytest.mark.slow
 def test_a_build_gives_no_evidence_edit_on_a_document_a_reader_remembered(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One reading gave a survey report's figure from memory: the build's other questions
-    on that report get no evidence edit, and those on the 10-K beside it still do."""
+    on that report get no evidence edit, and those on the 10-K beside it still do. The
+    package's own readings are left out, so the one reading is what decides."""
+    from abstain_build import BuildConfig, build
+    from abstain_build.validity import ledger as ledger_module
+
+    monkeypatch.setattr(ledger_module, "PACKAGE_LEDGER", tmp_path / "none.jsonl")
     ledger = tmp_path / "mine.jsonl"
+    ledger.write_text("")
+
+    def counterparts(out: str) -> dict[str, list[dict]]:
+        config = BuildConfig(
+            source=str(FIXTURES / "mmlongbench-doc"),
+            out=str(tmp_path / out),
+            qc="none",
+            routing="none",
+            transforms=["hide_evidence_page"],
+            ledgers=[str(ledger)],
+        )
+        build(config)
+        rows = read_jsonl(tmp_path / out / "data.jsonl")
+        return {
+            name: [r for r in rows if r["group_id"].startswith(name)]
+            for name in ("survey_report_2019", "ACME_2021_10K")
+        }
+
+    before = counterparts("before")
+    assert [r for r in before["survey_report_2019"] if r["kind"] == "counterpart"]
     reading = recall(
         "elsewhere", "a-r01", "answerable", "memory", document="survey_report_2019.pdf"
     )
     ledger.write_text(reading.model_dump_json() + "\n")
-    out = tmp_path / "out"
-    done = run_cli(
-        "transform",
-        str(FIXTURES / "mmlongbench-doc"),
-        "-o",
-        str(out),
-        "--qc",
-        "none",
-        "-t",
-        "hide_evidence_page",
-        "--no-routing",
-        "--ledger",
-        str(ledger),
-    )
-    assert done.returncode == 0, done.stderr
-    rows = read_jsonl(out / "data.jsonl")
-    survey = [r for r in rows if r["group_id"].startswith("survey_report_2019")]
-    acme = [r for r in rows if r["group_id"].startswith("ACME_2021_10K")]
+    after = counterparts("after")
+    survey, acme = after["survey_report_2019"], after["ACME_2021_10K"]
     assert survey and all(r["blind"]["method"] == "readings" for r in survey)
     assert "survey_report_2019.pdf from memory" in survey[0]["blind"]["evidence"][0]
     assert not [r for r in survey if r["kind"] == "counterpart"]

@@ -1973,6 +1973,52 @@ def test_masks_never_leave_a_range_whose_ends_give_the_answer(name: str, tmp_pat
             assert "70-175" not in edited[1].get_text()
 
 
+# -- a masked member of a run of consecutive numbers ---------------------------------------
+
+
+def timeline_brochure(path: Path) -> Path:
+    """A cloud brochure whose page 1 is a timeline: one year per row, newest first."""
+    rows = [
+        ("2017", "Global data centers reach 17 regions"),
+        ("2016", "Data centers open in Dubai and Frankfurt"),
+        ("2015", "Data center opens in Silicon Valley"),
+        ("2014", "Data centers open in Beijing, Shenzhen and Hong Kong"),
+        ("2013", "Launches its first overseas office"),
+        ("2012", "Cloud computing business established"),
+    ]
+    with pymupdf.open() as document:
+        page = document.new_page()
+        page.insert_text((72, 70), "Milestones of the cloud business", fontsize=14)
+        for row, (year, text) in enumerate(rows):
+            page.insert_text((72, 110 + 30 * row), year, fontsize=12)
+            page.insert_text((140, 110 + 30 * row), text, fontsize=12)
+        document.new_page().insert_text((72, 90), "Products and pricing", fontsize=12)
+        document.save(path)
+    return path
+
+
+def test_a_year_masked_in_a_timeline_is_read_back_from_its_neighbours(tmp_path: Path) -> None:
+    """ "In which year did data centers open in Beijing, Shenzhen and Hong Kong?" (2014):
+    its year masked, a reader read it off the rows above and below, 2015 and 2013. With
+    the whole year column gone, the run gives nothing back."""
+    from abstain_build.transforms.leftovers import worked_out
+
+    pdf = timeline_brochure(tmp_path / "brochure.pdf")
+    question = "In which year did data centers open in Beijing, Shenzhen and Hong Kong?"
+    sample, inputs = prepared(pdf, (1,), question=question, answer="2014")
+    emap = evidence_map(sample, inputs)
+    words = emap.readings[1].readings[0].words
+    box = {w.text: w.bbox for w in words}
+    found = worked_out(question, emap, {1: [box["2014"]]})
+    assert found is not None and "2014 between 2012, 2013, 2015, 2016" in found
+    years = [w.bbox for w in words if w.text.isdigit()]
+    assert worked_out(question, emap, {1: years}) is None
+    # Its two neighbours alone are no run: two numbers bracket anything by chance.
+    rows = [box["2015"], box["2014"], box["2013"]]
+    kept = [b for b in years if b not in rows]
+    assert worked_out(question, emap, {1: [*kept, box["2014"]]}) is None
+
+
 # -- a count printed only as the last entry's number ----------------------------------------
 
 

@@ -368,6 +368,11 @@ def test_temporal_drift_moves_a_question_whose_superlative_only_picks_a_thing(
         # HSCA 2016" in a report citing the Health and Social Care Act 2008.
         "How many regulations of the HSCA 2008 are breached in all according to this report?",
         "How many companies filed under the Companies Act 2013?",
+        # The election a report is about: moved to 2023, a reader of a report on the 2020
+        # election answered from it.
+        "Among Democrats who voted absentee in the 2020 election, what percentage say any"
+        " voter should be able to vote early without a reason?",
+        "How many seats changed hands in the 2018 midterm elections?",
     ],
 )
 def test_temporal_drift_refuses_a_year_that_only_dates_what_the_question_names(
@@ -380,6 +385,33 @@ def test_temporal_drift_refuses_a_year_that_only_dates_what_the_question_names(
     sample = doc_sample(report_pdf, (2,), question=question)
     with pytest.raises(NotApplicable, match="only dates what the question names"):
         run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many dollars lower was the median income of upzoned tracts than of all NYC"
+        " tracts (2007 $)?",
+        "What was the median rent in 2010, in constant 2015 dollars?",
+        "What was the average price in 2012 US$?",
+    ],
+)
+def test_temporal_drift_refuses_a_year_that_is_a_price_base(
+    report_pdf: Path, question: str
+) -> None:
+    """ "(2007 $)" moved to "(2010 $)" asks for the same figures in other prices: a reader
+    of a table labelled "2007 $" took it for a slip and answered from the table."""
+    sample = doc_sample(report_pdf, (2,), question=question)
+    with pytest.raises(NotApplicable, match="base of constant prices"):
+        run_transform(transform("temporal_drift"), sample, SampleInputs(sample), run_seed=0)
+
+
+def test_a_year_before_an_amount_is_no_price_base() -> None:
+    from abstain_build.transforms.builtin.temporal_drift import price_base
+
+    assert price_base("How much of the 2015 $3 billion budget went to research?") is None
+    assert price_base("What was revenue in 2015?") is None
+    assert price_base("What was the median income (2007 $)?") == "2007 $"
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,9 @@ still gives the old one. Two things do, and the evidence map's statements see ne
   gives 538 square miles (640 acres to the square mile, which the history prints too).
   Only the units of :data:`CONVERSIONS`, into the unit the question asks for.
 
+* the gold's place in a run of consecutive whole numbers: a timeline's years, down one
+  column or along one row, give back the one masked among them.
+
 A rounding coarser than the gold ("3" billion for 2,975 million) gives back none.
 
 The same holds for a counterpart that *erased* the answer: erased where it was printed,
@@ -87,6 +90,9 @@ MAX_PARTS = 10
 PARTS_REACH = 0.3
 #: Rounded parts of a whole sum to 100 give or take this many of the gold's last digit.
 PARTS_SLACK = 1
+#: Consecutive numbers left in line with a removed whole number, both next to it among
+#: them, before the series gives it back (two alone bracket anything by chance).
+SERIES_NEIGHBOURS = 3
 
 
 #: Units a reader converts between, as printed after a value (an area before a length:
@@ -137,7 +143,7 @@ class Recovery:
     """One way the edited item still gives the original answer."""
 
     page: int
-    how: str  # "mention", "computed", "parts" or "converted"
+    how: str  # "mention", "stated", "computed", "parts", "series" or "converted"
     detail: str
 
     def describe(self) -> str:
@@ -173,13 +179,18 @@ class _Printed:
         return (self.quantum, self.percent) == (other.quantum, other.percent)
 
     def aligned(self, other: _Printed) -> bool:
-        """On one row, or in one column (left edges, right edges or centres within
-        :data:`COLUMN_SLACK`): the two operands a table sets out to be worked with."""
-        if share_a_line(self.box, other.box):
-            return True
-        a, b = self.box, other.box
-        edges = (a[0] - b[0], a[2] - b[2], (a[0] + a[2] - b[0] - b[2]) / 2)
-        return min(abs(e) for e in edges) <= COLUMN_SLACK
+        """On one row, or in one column: the two operands a table sets out to be worked
+        with."""
+        return _aligned(self.box, other.box)
+
+
+def _aligned(a: Box, b: Box) -> bool:
+    """On one row, or in one column (left edges, right edges or centres within
+    :data:`COLUMN_SLACK`)."""
+    if share_a_line(a, b):
+        return True
+    edges = (a[0] - b[0], a[2] - b[2], (a[0] + a[2] - b[0] - b[2]) / 2)
+    return min(abs(e) for e in edges) <= COLUMN_SLACK
 
 
 def _readings(page: PageReadings) -> list[Reading]:
@@ -370,6 +381,42 @@ def _count_to_whole(value: Decimal, parts: Sequence[Decimal], slack: Decimal) ->
     return 0
 
 
+#: A whole number printed alone (a year, a rank, an entry's number), its punctuation aside.
+_WHOLE = re.compile(r"[(\[]?(\d{1,4})[)\],.;:]?")
+
+
+def _whole_numbers(page: PageReadings) -> list[tuple[int, Box]]:
+    """(value, box) of each word of the page that is a whole number and nothing else."""
+    out = []
+    for reading in _readings(page):
+        for word in reading.words:
+            match = _WHOLE.fullmatch(word.text)
+            if match:
+                out.append((int(match[1]), word.bbox))
+    return out
+
+
+def series_member(
+    page: PageReadings, item: GoldItem, edited: Sequence[Box]
+) -> tuple[str, list[str]] | None:
+    """A removed printing of a whole-number gold that its row or column of consecutive
+    numbers gives back: the numbers one below and one above it, and one more of the run,
+    left in line with it ((the printing, the neighbours), else None). A timeline reading
+    2016, 2015, [masked], 2013 down one column gave a reader 2014."""
+    if item.number is None or item.quantum != 1 or item.percent:
+        return None
+    gold = int(item.number)
+    numbers = _whole_numbers(page)
+    for value, box in numbers:
+        if value != gold or not centre_inside(box, edited):
+            continue
+        around = {v for v, b in numbers if not centre_inside(b, edited) and _aligned(b, box)}
+        run = around & {gold - 2, gold - 1, gold + 1, gold + 2}
+        if {gold - 1, gold + 1} <= run and len(run) >= SERIES_NEIGHBOURS:
+            return str(gold), [str(v) for v in sorted(run)]
+    return None
+
+
 def converted(
     page: PageReadings, item: GoldItem, unit: str | None, skip: Sequence[Box] = ()
 ) -> str | None:
@@ -423,6 +470,10 @@ def recoveries(
                 printed, others = parts
                 detail = f"{item.text} (printed {printed}) and {', '.join(others)} make 100%"
                 found.append(Recovery(number, "parts", detail))
+            series = series_member(page, item, edited.get(number, ()))
+            if series is not None:
+                detail = f"{series[0]} between {', '.join(series[1])} in line with it"
+                found.append(Recovery(number, "series", detail))
             other = converted(page, item, unit, edited.get(number, ()))
             if other is not None:
                 found.append(Recovery(number, "converted", f"{other} = {item.text} {unit}"))

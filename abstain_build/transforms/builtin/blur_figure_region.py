@@ -33,7 +33,7 @@ def _holds(figures: list[Figure], rect: pymupdf.Rect) -> bool:
 @register_transform
 class BlurFigureRegion(EvidencePageTransform):
     name = "blur_figure_region"
-    version = 22
+    version = 23
     declines_questions = (graphical_ask, counts_structure)
     declines_reader_counts = True
     declines_charted_comparisons = True

@@ -55,7 +55,7 @@ def cell_runs(selected: np.ndarray, labels: np.ndarray) -> list[tuple[int, int, 
 @register_transform
 class DenseMask(EvidencePageTransform):
     name = "dense_mask"
-    version = 23
+    version = 24
     declines_questions = (graphical_ask, counts_structure)
     declines_reader_counts = True
     family = "evidence_removal"

@@ -27,7 +27,7 @@ HARD_CAP = 500
 @register_transform
 class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
-    version = 24
+    version = 25
     declines_questions = (graphical_ask, counts_parts)
     family = "evidence_removal"
     constraints = (VISUAL_CONTENT,)

@@ -53,12 +53,15 @@ _DATES_A_THING = re.compile(
     r"(?:fy\s?)?'?\d{2,4}\b",
     re.IGNORECASE,
 )
-#: A year naming the survey, report or edition the data comes from: "2015 National Survey
-#: of Latinos", "2022 graduate employment survey"; up to two words between, none of them
+#: A year naming the survey, report or edition the data comes from, or the election it is
+#: about: "2015 National Survey of Latinos", "2022 graduate employment survey", "the 2020
+#: election" (moved to 2023, a reader of a report on the 2020 election read a slip and
+#: answered from it); up to two words between, none of them
 #: a preposition ("November 29, 2012 in the document" dates a visit, not the document).
 _SOURCE = (
     r"(?:surveys?|polls?|reports?|study|studies|census|editions?|issues?|papers?|documents?"
-    r"|guides?|plans?|brochures?|presentations?|filings?)"
+    r"|guides?|plans?|brochures?|presentations?|filings?"
+    r"|elections?|midterms?|primar(?:y|ies)|caucus(?:es)?|referend(?:um|a))"
 )
 _NOT_BETWEEN = r"(?!(?:in|of|on|at|for|from|by|to|the|a|an|and|or|with)\b)"
 _NAMES_A_SOURCE = re.compile(
@@ -79,6 +82,22 @@ _PART_OF_A_NAME = re.compile(
     r"|Directive|Convention|Vision|Agenda|Standards?|Edition|Version|Olympics|Cup|Expo)"
     r"\s+\(?\d{4}\b"
 )
+
+
+#: A year that is the base of constant prices: "(2007 $)", "in 2010 dollars", "constant
+#: 2015 US$". It is a unit, not a period: moved, the same figures are asked for in another
+#: year's prices, and a reader of the table labelled "2007 $" took "2010 $" for a slip.
+_PRICE_BASE = re.compile(
+    r"\b(?:19|20)\d{2}\s*(?:(?:US\s*)?\$(?!\s*\d)|(?:US\s+|U\.S\.\s+)?dollars?\b|USD\b"
+    r"|prices\b)",
+    re.IGNORECASE,
+)
+
+
+def price_base(question: str) -> str | None:
+    """The words where a year is the base of constant prices ("2007 $"), or None."""
+    found = _PRICE_BASE.search(question)
+    return " ".join(found.group(0).split()) if found else None
 
 
 def dates_a_named_thing(question: str) -> str | None:
@@ -199,7 +218,7 @@ _COMPARES = re.compile(
 @register_transform
 class TemporalDrift(QuestionTransform):
     name = "temporal_drift"
-    version = 12
+    version = 13
     family = "inferential_impossibility"
     constraints = (NEEDS_TIME, NEEDS_PERIOD)
     axis = EVIDENCE
@@ -213,7 +232,7 @@ class TemporalDrift(QuestionTransform):
         " (FY15, 2015). Not applicable to questions whose shifted form has an answer (the"
         " first or latest of something, a count of things done in a year), nor where the"
         ' year only dates what the question names ("the document revised on May 2010")'
-        ' or is part of a name ("the HSCA 2008"),'
+        ' or is part of a name ("the HSCA 2008") or the base of constant prices ("2007 $"),'
         ' nor where it completes a date whose day the document prints ("the survey of April'
         ' 25 - May 1, 2019" over the 2018 one: read as a slip),'
         " nor where the answer is a name or a description neither a quantity nor picked by"
@@ -287,6 +306,13 @@ class TemporalDrift(QuestionTransform):
             raise NotApplicable(
                 f"the year only dates what the question names ('{dating}'): moved, it"
                 " still points at the same one, and the answer stays"
+            )
+        base = price_base(question)
+        if base:
+            raise NotApplicable(
+                f"the year is the base of constant prices ('{base}'), a unit, not a period:"
+                " moved, the same figures are asked for in another year's prices, and"
+                " readers take it for a slip"
             )
         same_day = dated_like_the_document(question, mentions, texts)
         if same_day:

@@ -441,7 +441,7 @@ def test_every_question_on_a_document_a_reader_remembered_is_knowledge_recoverab
     gate = BlindGate(documents=documents)
     verdict = gate.check(on("docs/paper.pdf", "paper-q9"))  # a question nobody read
     assert (verdict.method, verdict.verdict) == ("readings", "knowledge")
-    assert "paper.pdf from memory" in verdict.evidence[0]
+    assert "remember the document 'paper.pdf'" in verdict.evidence[0]
     for doc_id in ("report.pdf", "facts.pdf", "wrong.pdf"):
         assert gate.check(on(doc_id, f"{doc_id}-q9")).method != "readings"
 
@@ -542,7 +542,7 @@ def test_a_build_gives_no_evidence_edit_on_a_document_a_reader_remembered(
     after = counterparts("after")
     survey, acme = after["survey_report_2019"], after["ACME_2021_10K"]
     assert survey and all(r["blind"]["method"] == "readings" for r in survey)
-    assert "survey_report_2019.pdf from memory" in survey[0]["blind"]["evidence"][0]
+    assert "remember the document 'survey_report_2019.pdf'" in survey[0]["blind"]["evidence"][0]
     assert not [r for r in survey if r["kind"] == "counterpart"]
     assert all(r["blind"]["method"] != "readings" for r in acme)
     assert [r for r in acme if r["kind"] == "counterpart"]

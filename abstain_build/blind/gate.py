@@ -82,9 +82,9 @@ class BlindGate:
                 method=READINGS,
                 verdict=KNOWLEDGE,
                 evidence=[
-                    f"{readers} blind reader(s) gave the gold of a question on {name} from"
-                    " memory of the document (validity ledger): its other figures are"
-                    " remembered too"
+                    f"blind readers remember the document '{name}': {readers} of them gave"
+                    " the gold of a question on it from memory (validity ledger): its"
+                    " other figures are remembered too"
                 ],
             )
         return None

@@ -415,23 +415,27 @@ def test_questions_readers_answered_from_recall_are_counted_by_reader() -> None:
 
 
 def test_every_question_on_a_document_a_reader_remembered_is_knowledge_recoverable() -> None:
-    """A reader who gave a table's value from memory of an arXiv paper knows its other
+    """Two readers who gave a table's value from memory of an arXiv paper know its other
     tables too: every question on that document is knowledge-recoverable (method
-    "readings"), whichever question was read. General knowledge is the question's own and
-    flags no document; nor does a value read off the page or a wrong recollection."""
+    "readings"), whichever question was read. One reader's recollection is not enough;
+    general knowledge is the question's own and flags no document; nor does a value read
+    off the page or a wrong recollection."""
     from abstain_build.validity.recall import recalled_documents
 
     other = "settled on another answer (high)"
     readings = [
         recall("paper-q1", "a-r01", "answerable", "memory", document="paper.pdf"),
-        recall("paper-q2", "a-r01", "answerable", "memory", document="paper.pdf"),
+        recall("paper-q2", "b-r02", "answerable", "memory", document="paper.pdf"),
+        recall("once-q1", "a-r01", "answerable", "memory", document="once.pdf"),
+        recall("once-q2", "a-r01", "answerable", "memory", document="once.pdf"),  # same reader
         recall("facts-q1", "a-r01", "answerable", "knowledge", document="facts.pdf"),
+        recall("facts-q2", "b-r02", "answerable", "knowledge", document="facts.pdf"),
         recall("report-q1", "b-r02", "answerable", "shipped", document="report.pdf"),
         recall("wrong-q1", "b-r02", "doubtful", "memory", other, document="wrong.pdf"),
         recall("images-q1", "b-r02", "answerable", "memory"),  # no document: an image item
     ]
     documents = recalled_documents(readings)
-    assert documents == {"paper.pdf": 1}
+    assert documents == {"paper.pdf": 2}
 
     def on(doc_id: str, sample_id: str) -> Sample:
         source = SourceInfo("mmlongbench-doc", "mmlongbench", "samples.json", 0)
@@ -442,7 +446,7 @@ def test_every_question_on_a_document_a_reader_remembered_is_knowledge_recoverab
     verdict = gate.check(on("docs/paper.pdf", "paper-q9"))  # a question nobody read
     assert (verdict.method, verdict.verdict) == ("readings", "knowledge")
     assert "remember the document 'paper.pdf'" in verdict.evidence[0]
-    for doc_id in ("report.pdf", "facts.pdf", "wrong.pdf"):
+    for doc_id in ("once.pdf", "report.pdf", "facts.pdf", "wrong.pdf"):
         assert gate.check(on(doc_id, f"{doc_id}-q9")).method != "readings"
 
 
@@ -507,9 +511,9 @@ def test_a_question_readers_recalled_or_contested_gets_no_evidence_edit(
 def test_a_build_gives_no_evidence_edit_on_a_document_a_reader_remembered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One reading gave a survey report's figure from memory: the build's other questions
+    """Two readers gave a survey report's figures from memory: the build's other questions
     on that report get no evidence edit, and those on the 10-K beside it still do. The
-    package's own readings are left out, so the one reading is what decides."""
+    package's own readings are left out, so the two readings are what decides."""
     from abstain_build import BuildConfig, build
     from abstain_build.validity import ledger as ledger_module
 
@@ -535,10 +539,11 @@ def test_a_build_gives_no_evidence_edit_on_a_document_a_reader_remembered(
 
     before = counterparts("before")
     assert [r for r in before["survey_report_2019"] if r["kind"] == "counterpart"]
-    reading = recall(
-        "elsewhere", "a-r01", "answerable", "memory", document="survey_report_2019.pdf"
-    )
-    ledger.write_text(reading.model_dump_json() + "\n")
+    readings = [
+        recall("elsewhere", reader, "answerable", "memory", document="survey_report_2019.pdf")
+        for reader in ("a-r01", "b-r02")
+    ]
+    ledger.write_text("".join(r.model_dump_json() + "\n" for r in readings))
     after = counterparts("after")
     survey, acme = after["survey_report_2019"], after["ACME_2021_10K"]
     assert survey and all(r["blind"]["method"] == "readings" for r in survey)

@@ -71,7 +71,7 @@ class JobSpec:
     recalled: tuple[tuple[str, int], ...] = ()
     #: Sources blind readers answered with another answer than the gold: id -> readers.
     contested: tuple[tuple[str, int], ...] = ()
-    #: Documents a blind reader gave a gold of from memory: file name -> readers.
+    #: Documents blind readers remembered (golds given from memory): file name -> readers.
     recalled_documents: tuple[tuple[str, int], ...] = ()
     #: The OCR and page-reading cache folder; None: ``OUT/state/ocr``.
     ocr_cache: str | None = None

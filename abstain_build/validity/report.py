@@ -86,7 +86,7 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
         console.print(
             "The table counts every question read, as a new dataset holds questions like the"
             " ones the readings flag. Without the recalled and contested questions and those on"
-            " documents a reader remembered (what a"
+            " documents readers remembered (what a"
             " build of the read questions emits, since they get no evidence edit): "
             + ", ".join(f"{name} {valid}/{n}" for name, (valid, n) in sorted(flagged.items()))
         )
@@ -131,8 +131,8 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
         )
     if table.recalled_documents:
         console.print(
-            "Documents a reader gave a gold of from memory (their other figures are"
-            " remembered too; builds give none of their questions an evidence edit): "
+            "Documents two readers or more gave golds of from memory (their other figures"
+            " are remembered too; builds give none of their questions an evidence edit): "
             + ", ".join(f"{name} ({readers})" for name, readers in table.recalled_documents.items())
         )
     if table.contested:

@@ -135,8 +135,8 @@ class ValidityTable:
     #: (:func:`.recall.contested_sources`).
     recalled: list[SourceReadings] = field(default_factory=list)
     contested: list[SourceReadings] = field(default_factory=list)
-    #: The documents a reader gave a gold of from memory, whose questions builds give no
-    #: evidence edit either (:func:`.recall.recalled_documents`): file name -> readers.
+    #: The documents two readers or more gave golds of from memory, whose questions builds
+    #: give no evidence edit either (:func:`.recall.recalled_documents`): file name -> readers.
     recalled_documents: dict[str, int] = field(default_factory=dict)
     #: Per transform: (valid, n) of the counted readings of questions neither recalled nor
     #: contested, nor on a recalled document. The table counts every question, flagged or

@@ -51,6 +51,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import chain
 
 from ..textregions.words import Box, Word, centre_inside, share_a_line
 from ..transforms.functional.numbers import find_numbers
@@ -296,9 +297,8 @@ def stated_difference(
     for reading in _readings(page):
         words = reading.words
         values = [(i, p) for i, p in _quantities(words) if not centre_inside(p.box, skip)]
-        pairs = [(i, i, low, high) for i, low, high in _ranges(words, skip)]
-        pairs += _passage_pairs(values)
-        for i, j, first, second in pairs:
+        ranges = ((i, i, low, high) for i, low, high in _ranges(words, skip))
+        for i, j, first, second in chain(ranges, _passage_pairs(values)):
             if first.percent != item.percent or not second.alike(first):
                 continue
             if abs(first.value - second.value) != item.number:
@@ -313,16 +313,14 @@ def stated_difference(
 
 def _passage_pairs(
     values: Sequence[tuple[int, _Printed]],
-) -> list[tuple[int, int, _Printed, _Printed]]:
+) -> Iterator[tuple[int, int, _Printed, _Printed]]:
     """Each two of ``values`` (indexed by word, in order) within :data:`PASSAGE_WORDS`
-    words of each other."""
-    out = []
+    words of each other, lazily: the first pair that gives the gold ends the search."""
     for k, (i, first) in enumerate(values):
         for j, second in values[k + 1 :]:
             if j - i > PASSAGE_WORDS:
                 break
-            out.append((i, j, first, second))
-    return out
+            yield i, j, first, second
 
 
 def _percents(page: PageReadings) -> list[tuple[Decimal, Decimal, str, Box]]:
@@ -403,8 +401,8 @@ def series_member(
     numbers gives back: the numbers one below and one above it, and one more of the run,
     left in line with it ((the printing, the neighbours), else None). A timeline reading
     2016, 2015, [masked], 2013 down one column gave a reader 2014."""
-    if item.number is None or item.quantum != 1 or item.percent:
-        return None
+    if not edited or item.number is None or item.quantum != 1 or item.percent:
+        return None  # a page the edit left alone has no removed printing to give back
     gold = int(item.number)
     numbers = _whole_numbers(page)
     for value, box in numbers:

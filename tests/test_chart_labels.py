@@ -7,13 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pymupdf
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
 from abstain_build.evidence.map import build_map
 from abstain_build.evidence.reading import read_page, read_pixels
 from abstain_build.media.fonts import font
+from abstain_build.media.images import box_mean, box_sums
 from abstain_build.textregions import ocr
-from abstain_build.textregions.labels import deviation, label_words, with_labels
+from abstain_build.textregions.labels import deviation, ink, label_words, with_labels
 from abstain_build.textregions.pages import render_page
 from abstain_build.textregions.words import Word
 
@@ -33,6 +36,40 @@ def test_ink_is_what_differs_from_its_neighbourhood_either_way() -> None:
     away = deviation(gray, dpi=72)
     assert away[30, 22] > 60 and away[30, 152] > 60
     assert away[30, 180] < 30 and away[5, 60] < 30  # inside the bar, plain paper
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 40),
+    st.integers(1, 40),
+    st.sampled_from([3, 5, 15, 19]),
+    st.integers(0, 2**32 - 1),
+)
+def test_box_sums_are_the_neighbourhood_means_times_their_count(
+    rows: int, cols: int, size: int, seed: int
+) -> None:
+    """The label pass compares integer sums; they must be the float means, exactly, with
+    the edges repeated, on any shape (smaller than the window too)."""
+    pixels = np.random.default_rng(seed).integers(0, 256, (rows, cols), dtype=np.uint8)
+    sums = box_sums(pixels, size)
+    means = box_mean(pixels.astype(np.float64), size, edges="repeat")
+    assert sums.dtype.kind == "i"
+    assert np.array_equal(sums, np.rint(means * size * size).astype(sums.dtype))
+
+
+def test_ink_at_a_contrast_is_the_deviation_over_it() -> None:
+    """Ink is decided in integers and agrees with the deviation in gray levels. A lone
+    pixel d levels off its ground is 48/49 d from the mean of its window (7 points, 7
+    pixels at 72 dpi): 30 levels off is just under a contrast of 30, 31 just over; 61 and
+    62 sit either side of 60."""
+    gray = np.full((60, 60), 100, dtype=np.uint8)
+    gray[10, 10], gray[10, 40] = 130, 131
+    gray[40, 10], gray[40, 40] = 161, 162
+    low, high = ink(gray, 72, (30.0, 60.0))
+    away = deviation(gray, dpi=72)
+    assert np.array_equal(low, away > 30.0) and np.array_equal(high, away > 60.0)
+    assert [bool(low[10, 10]), bool(low[10, 40])] == [False, True]
+    assert [bool(high[40, 10]), bool(high[40, 40])] == [False, True]
 
 
 def bars_on_colour() -> np.ndarray:

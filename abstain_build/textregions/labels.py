@@ -24,7 +24,7 @@ saturated bar need different ones. Measured on the deck's chart slides: 12 of 13
 labels read (the first pass read 1), about 0.4 s a slide.
 
 ``scipy.ndimage`` does the labelling and the joining (connected components are not worth
-writing again); the neighbourhood's mean is :func:`..media.images.box_mean`.
+writing again); the neighbourhood's sums are :func:`..media.images.box_sums`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import ndimage
 
-from ..media.images import box_mean, luma
+from ..media.images import box_sums, luma
 from . import ocr
 from .words import Word, same_word_place
 
@@ -66,27 +66,46 @@ LABEL_LINES = 10_000
 Box = tuple[int, int, int, int]
 
 
+def _window(dpi: float) -> int:
+    return max(3, round(WINDOW_PT * dpi / 72.0) | 1)
+
+
+def _scaled_deviation(gray: np.ndarray, dpi: float) -> tuple[np.ndarray, int]:
+    """``|pixel x n - sum of its neighbourhood|`` in integers, and ``n``, the
+    neighbourhood's pixel count: the deviation times ``n``, with no rounding."""
+    size = _window(dpi)
+    values = gray.astype(np.int32)
+    count = size * size
+    return np.abs(values * count - box_sums(values, size)), count
+
+
 def deviation(gray: np.ndarray, dpi: float) -> np.ndarray:
     """How far each pixel of ``gray`` is from its neighbourhood's mean, either way: over a
     contrast, it is ink."""
-    size = max(3, round(WINDOW_PT * dpi / 72.0) | 1)
-    values = gray.astype(np.float64)
-    return np.abs(values - box_mean(values, size, edges="repeat"))
+    scaled, count = _scaled_deviation(gray, dpi)
+    return scaled / count
+
+
+def ink(gray: np.ndarray, dpi: float, contrasts: Sequence[float]) -> list[np.ndarray]:
+    """The ink of ``gray`` at each contrast: pixels whose :func:`deviation` exceeds it.
+    Compared in integers (deviation x n against contrast x n), so no pixel on a contrast
+    depends on how a mean was rounded."""
+    scaled, count = _scaled_deviation(gray, dpi)
+    return [scaled > contrast * count for contrast in contrasts]
 
 
 def glyphs(mask: np.ndarray, dpi: float) -> np.ndarray:
     """The pieces of ``mask`` shaped like letters (see the module doc)."""
-    pieces, _ = ndimage.label(mask)
-    out = np.zeros_like(mask)
+    pieces, count = ndimage.label(mask)
     tallest = MAX_GLYPH_PT * dpi / 72.0
+    letter = np.zeros(count + 1, dtype=bool)  # by piece number; 0 is the ground
     for index, where in enumerate(ndimage.find_objects(pieces), start=1):
         if where is None:
             continue
         height = where[0].stop - where[0].start
         width = where[1].stop - where[1].start
-        if height <= tallest and width <= 2.5 * height + 2 * dpi / 72.0:
-            out[where] |= pieces[where] == index
-    return out
+        letter[index] = height <= tallest and width <= 2.5 * height + 2 * dpi / 72.0
+    return letter[pieces]
 
 
 def word_boxes(letters: np.ndarray, dpi: float) -> list[Box]:
@@ -205,9 +224,8 @@ def _label_words(
 ) -> list[Word]:
     found: list[Word] = []
     budget = float(gray.size)
-    away = deviation(gray, dpi)
-    for contrast in PASSES:
-        letters = glyphs(away > contrast, dpi)
+    for inked in ink(gray, dpi, PASSES):
+        letters = glyphs(inked, dpi)
         for box in word_boxes(letters, dpi):
             if _covered(box, [*known, *found]):
                 continue

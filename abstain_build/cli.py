@@ -1112,6 +1112,14 @@ def validity(
         float, typer.Option(help="The policy's bar on the lower bound (default 0.85).")
     ] = 0.85,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON.")] = False,
+    blind_policy: Annotated[
+        str,
+        typer.Option(
+            "--blind-policy",
+            help="The build's blind policy: with 'record' every reading counts; otherwise"
+            " evidence edits of questions the offline blind check stops are set apart.",
+        ),
+    ] = "rewrite",
     plugin: PluginOption = None,
 ) -> None:
     """Measured validity per transform (and per transform x question kind): blind readings
@@ -1126,6 +1134,7 @@ def validity(
             min_validity=min_validity,
             plugins=_plugins(plugin) or [],
             package=not no_package,
+            blind_policy=blind_policy,
         )
     except ConfigError as exc:
         raise _fail(str(exc)) from None

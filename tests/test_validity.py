@@ -807,3 +807,66 @@ def test_readings_on_held_out_datasets_give_the_figure_a_new_dataset_gets():
     assert "Measured on held-out datasets" in card and "dense_mask 1 of 3 valid" in card
     # The measurement replaces the extrapolation, which it showed too high.
     assert "Expected where none was read" not in card
+
+
+# -- readings no default build makes -------------------------------------------------------
+
+
+def test_ingest_files_the_offline_blind_cues_of_the_question(tmp_path: Path):
+    """A clinical vignette names its disease without the picture: the cue that stops it
+    is filed with the reading, and a question pointing into its image gets none."""
+    vignette = (
+        "A 32-year-old woman presents with fatigue, joint pain and a malar rash that worsens"
+        " in sunlight; her urine shows protein. <image 1> Which disease is most likely?"
+    )
+    rows = [
+        dict(_key_fields(), item="0" * 16, question=vignette, options=["Lupus", "Gout"]),
+        dict(_key_fields(), item="1" * 16, question="What is labelled X in <image 1>?"),
+    ]
+    key_path = write_jsonl(
+        tmp_path / "k.key.jsonl",
+        [dict(key(), reader="r01", kit=f"0{n}", **row) for n, row in enumerate(rows, start=1)],
+    )
+    answers = write_jsonl(
+        tmp_path / "a.jsonl",
+        [{"reader": "r01", "kit": f"0{n}", "answer": "", "confidence": "none"} for n in (1, 2)],
+    )
+    filed = ingest(key_path, [answers]).readings
+    assert [r.cues for r in filed] == [("vignette",), ()]
+    assert '"cues":["vignette"]' in filed[0].model_dump_json()
+
+
+def test_evidence_edits_of_questions_the_blind_check_stops_are_set_apart():
+    """Built with the verdict only recorded, nearly every edit of a question the cues stop
+    is answered from the question (round k41: 35 of 36). A default build gives such a
+    question rewrites only, so the gate's figure leaves the edits' readings out and the
+    table counts them apart; a rewrite's reading of it still counts, and with
+    ``--blind-policy record`` everything does."""
+    stopped = readings("blur_edge_mask", 1, 9, cues=("vignette",), source="v")
+    clear = readings("blur_edge_mask", 30, 0, source="c")
+    rewrite = readings("missing_context", 2, 1, cues=("vignette",), source="v")
+    every = stopped + clear + rewrite
+    versions = {"blur_edge_mask": 1, "missing_context": 1}
+    table = ValidityTable.from_readings(every, versions, {"blur_edge_mask"})
+    assert table.overall[("blur_edge_mask", "rule")].valid == 30
+    assert table.overall[("blur_edge_mask", "rule")].n == 30
+    assert table.set_apart == {"blur_edge_mask": (1, 10)}
+    assert table.overall[("missing_context", "rule")].n == 3
+    assert table.to_json()["set_apart"] == {"blur_edge_mask": {"valid": 1, "n": 10}}
+    recorded = ValidityTable.from_readings(every, versions)
+    assert recorded.overall[("blur_edge_mask", "rule")].n == 40 and not recorded.set_apart
+    cleared = ValidityPolicy(table).decide("blur_edge_mask", 1, "rule", None)
+    held = ValidityPolicy(recorded).decide("blur_edge_mask", 1, "rule", None)
+    assert (cleared.clears, held.clears) == (True, False)
+
+
+def test_the_policy_sets_apart_only_for_a_build_that_applies_the_blind_check():
+    from abstain_build.validity.policy import load_policy
+
+    applied = load_policy().table
+    recorded = load_policy(blind_policy="record").table
+    assert set(applied.set_apart) and not recorded.set_apart
+    name = next(iter(applied.set_apart))
+    assert recorded.overall[(name, "rule")].n == (
+        applied.overall[(name, "rule")].n + applied.set_apart[name][1]
+    )

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..transforms.base import Transform
 
 
-def removes_evidence(transform: Transform) -> bool:
+def removes_evidence(transform: Transform | type[Transform]) -> bool:
     """Edits the images or the document (what a knowledge verdict makes pointless), as
     opposed to rewriting the question."""
     return transform.target in ("image", "document")

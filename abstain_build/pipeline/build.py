@@ -169,7 +169,11 @@ def validity_policy(config: BuildConfig) -> ValidityPolicy:
     from ..validity import run_policy
 
     return run_policy(
-        config.ledgers, config.min_validity, offline=config.qc == "offline", plugins=config.plugins
+        config.ledgers,
+        config.min_validity,
+        offline=config.qc == "offline",
+        plugins=config.plugins,
+        blind_policy=config.blind_policy,
     )
 
 

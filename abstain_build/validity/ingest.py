@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..scoring.abstention import default_matcher
+from .cues import question_cues
 from .ledger import (
     ANSWERABLE,
     BASES,
@@ -216,6 +217,7 @@ def ingest(
                 note=graded.note,
                 date=stamp,
                 shipped=key.get("shipped") or _shipped_of(key),
+                cues=_cues_of(key),
             )
             if (reading.item, reading.version, reading.reader) in done:
                 result.duplicates += 1
@@ -223,6 +225,19 @@ def ingest(
             done.add((reading.item, reading.version, reading.reader))
             result.readings.append(reading)
     return result
+
+
+def _cues_of(key: dict[str, Any]) -> tuple[str, ...]:
+    """The offline blind cues on the key's question (none for a key without it)."""
+    question = key.get("question")
+    if not isinstance(question, str):
+        return ()
+    return question_cues(
+        question,
+        key.get("options") or [],
+        str(key.get("gold") or ""),
+        document=document_name(key.get("doc_id")),
+    )
 
 
 def _shipped_of(key: dict[str, Any]) -> str:

@@ -80,6 +80,10 @@ class Reading(BaseModel):
     #: What the answer rests on (:data:`BASES`): an answer the edit could have taken away
     #: ("shipped") or one no edit of the pages can ("memory" of the public document).
     basis: Basis = ""
+    #: The offline blind cues that fire on the item's question (:mod:`.cues`): a default
+    #: build gives such a question no evidence edit, so the gate's figures leave an
+    #: evidence edit's reading of it out.
+    cues: tuple[str, ...] = ()
     #: The version the reading was made of, when it counts for a later version that ships
     #: the same bytes (:mod:`.carry`); None for a reading made of this version.
     carried_from: int | None = None

@@ -148,15 +148,21 @@ def load_policy(
     applied: bool = True,
     plugins: Sequence[str] = (),
     package: bool = True,
+    blind_policy: str = "rewrite",
 ) -> ValidityPolicy:
     """The policy over the package's readings (unless ``package`` is False) and
-    ``ledgers``, at the registry's versions."""
+    ``ledgers``, at the registry's versions. Unless the build records the blind check
+    only (``blind_policy="record"``), evidence edits' readings of questions it stops are
+    set apart (:mod:`.cues`): the build makes no such item."""
+    from ..blind.gate import removes_evidence
     from ..transforms.registry import get_registry
     from .ledger import ledger_digest, read_ledgers
 
     readings = read_ledgers([Path(p) for p in ledgers], package=package)
-    versions = {cls.name: cls.version for cls in get_registry(tuple(plugins))}
-    table = ValidityTable.from_readings(readings, versions)
+    registry = get_registry(tuple(plugins))
+    versions = {cls.name: cls.version for cls in registry}
+    edits = set() if blind_policy == "record" else {c.name for c in registry if removes_evidence(c)}
+    table = ValidityTable.from_readings(readings, versions, edits)
     return ValidityPolicy(
         table,
         min_validity=min_validity,
@@ -189,10 +195,13 @@ def run_policy(
     *,
     offline: bool,
     plugins: Sequence[str] = (),
+    blind_policy: str = "rewrite",
 ) -> ValidityPolicy:
     """The policy a QC run judges by: with the offline judges the bar applies (default
     :data:`DEFAULT_MIN_VALIDITY`; 0 turns it off); with model judges the figures are
     recorded and the bar applies only when ``min_validity`` is given."""
     bar = DEFAULT_MIN_VALIDITY if min_validity is None else min_validity
     applied = bar > 0 and (offline or min_validity is not None)
-    return load_policy(ledgers, min_validity=bar, applied=applied, plugins=plugins)
+    return load_policy(
+        ledgers, min_validity=bar, applied=applied, plugins=plugins, blind_policy=blind_policy
+    )

@@ -81,6 +81,15 @@ def print_validity(console: Console, policy: ValidityPolicy, registry_names: lis
             " (audit --carry): "
             + ", ".join(f"{name} {n}" for name, n in sorted(table.carried.items()))
         )
+    if table.set_apart:
+        console.print(
+            "Set apart, as no default build makes them: evidence edits of questions the"
+            " offline blind check stops (read from builds that recorded its verdict only;"
+            " the question gets rewrites instead): "
+            + ", ".join(
+                f"{name} {valid}/{n}" for name, (valid, n) in sorted(table.set_apart.items())
+            )
+        )
     flagged = {name: vn for name, vn in table.unflagged.items() if vn[1] < table.n_of(name)}
     if flagged:
         console.print(

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .cues import set_apart
 from .ledger import ANSWERABLE, CONFLICTING, DOUBTFUL, UNANSWERABLE, Reading
 from .recall import (
     SourceReadings,
@@ -153,13 +154,22 @@ class ValidityTable:
     #: new dataset gets, measured; the expected figure above only extrapolates from the
     #: flags, and the failures no reading had named yet are missing from it.
     held_out: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: Per transform: (valid, n) of the readings at the current version that no default
+    #: build could have made, evidence edits of questions the offline blind check stops
+    #: (:mod:`.cues`). Counted apart: they measure the blind check, not the transform.
+    set_apart: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @classmethod
     def from_readings(
-        cls, readings: Iterable[Reading], versions: Mapping[str, int] | None = None
+        cls,
+        readings: Iterable[Reading],
+        versions: Mapping[str, int] | None = None,
+        evidence_edits: Collection[str] = (),
     ) -> ValidityTable:
         """``versions``: each transform's current version (the registry's); a transform
-        missing from it counts the readings of the highest version the ledger holds."""
+        missing from it counts the readings of the highest version the ledger holds.
+        ``evidence_edits``: the transforms whose readings of questions the offline blind
+        check stops are set apart (none with ``--blind-policy record``)."""
         readings = list(readings)
         current = dict(versions or {})
         for reading in readings:
@@ -171,6 +181,10 @@ class ValidityTable:
         for reading in readings:
             if reading.version != current.get(reading.transform):
                 table.retired[reading.transform] = table.retired.get(reading.transform, 0) + 1
+                continue
+            if set_apart(reading, evidence_edits):
+                valid, n = table.set_apart.get(reading.transform, (0, 0))
+                table.set_apart[reading.transform] = (valid + reading.valid, n + 1)
                 continue
             if reading.carried_from is not None:
                 table.carried[reading.transform] = table.carried.get(reading.transform, 0) + 1
@@ -249,6 +263,9 @@ class ValidityTable:
             },
             "held_out": {
                 name: {"valid": valid, "n": n} for name, (valid, n) in self.held_out.items()
+            },
+            "set_apart": {
+                name: {"valid": valid, "n": n} for name, (valid, n) in self.set_apart.items()
             },
             "cell_min_readings": CELL_MIN_READINGS,
         }

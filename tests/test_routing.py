@@ -323,3 +323,10 @@ def test_a_killed_routing_pass_resumes_with_the_same_decisions(tmp_path: Path) -
         whole / "state" / ROUTES_FILE
     ).read_bytes()
     assert read_jsonl(cut / "data.jsonl") == read_jsonl(whole / "data.jsonl")
+    # Scoring is build work the manifest counts; the decisions stay free of timings.
+    routing = json.loads((whole / "manifest.json").read_text(encoding="utf-8"))["routing"]
+    assert routing["seconds_this_run"] > 0 and b"seconds" not in b"".join(lines)
+    again = run_cli(*args, names, "-o", str(whole))
+    assert again.returncode == 0
+    replayed = json.loads((whole / "manifest.json").read_text(encoding="utf-8"))["routing"]
+    assert replayed["seconds_this_run"] == 0

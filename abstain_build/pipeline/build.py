@@ -278,16 +278,18 @@ def _build(
     processed = len(done_ids)
     try:
         if config.routing == "auto":
-            decisions, usage = route_dataset(
+            routed = route_dataset(
                 _limited(source, config.limit),
                 job,
                 config.workers,
                 out.root / STATE_DIR,
                 progress=(lambda done: progress(done, total, "route")) if progress else None,
             )
+            decisions, usage = routed.decisions, routed.usage
             manifest["routing"] = {
                 "mode": "auto",
                 "families": family_distribution(decisions.values()),
+                "seconds_this_run": round(routed.seconds, 3),
             }
             _write_json(out.root / "manifest.json", manifest)
         else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,25 +42,38 @@ def read_decisions(path: Path) -> dict[str, RouteDecision]:
     return decisions
 
 
+@dataclass
+class RoutingPass:
+    """What the routing pass decided, and what deciding cost this run."""
+
+    decisions: dict[str, RouteDecision]
+    #: Model calls made for the samples scored this run (LLM mode).
+    usage: list[dict[str, Any]] = field(default_factory=list)
+    #: Worker seconds spent scoring the samples this run (not those replayed from disk):
+    #: build work as much as the samples' steps are.
+    seconds: float = 0.0
+
+
 def route_dataset(
     items: Iterable[Any],
     job: JobSpec,
     workers: int,
     state_dir: Path,
     progress: Callable[[int], None] | None = None,
-) -> tuple[dict[str, RouteDecision], list[dict[str, Any]]]:
-    """A decision for every sample among ``items`` (loader problems are passed over), and
-    the model calls made for them (LLM mode)."""
+) -> RoutingPass:
+    """A decision for every sample among ``items`` (loader problems are passed over), the
+    model calls made for them (LLM mode) and the seconds scoring them took."""
     path = state_dir / ROUTES_FILE
     decisions = read_decisions(path)
     balancer = Balancer(terminal=job.terminal, clears=validity_bar(job))
     for decision in decisions.values():
         balancer.replay(decision)
     pending = (item for item in items if isinstance(item, Sample) and item.id not in decisions)
-    usage: list[dict[str, Any]] = []
+    routed = RoutingPass(decisions)
     with path.open("ab") as handle:
         for scored in ordered_results(pending, job, workers, "score"):
-            usage = merge_stats([*usage, *scored.model_usage])
+            routed.usage = merge_stats([*routed.usage, *scored.model_usage])
+            routed.seconds += scored.seconds
             decision = balancer.choose(scored)
             handle.write((json.dumps(decision.to_json(), ensure_ascii=False) + "\n").encode())
             handle.flush()
@@ -67,7 +81,7 @@ def route_dataset(
             decisions[decision.sample_id] = decision
             if progress:
                 progress(len(decisions))
-    return decisions, usage
+    return routed
 
 
 def validity_bar(job: JobSpec) -> ClearsBar | None:

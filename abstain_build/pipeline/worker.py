@@ -206,7 +206,9 @@ class SampleProcessor:
         """Routing step 1 for one sample: its features and every candidate's score."""
         clients = [c for c in (self.llm, self.blind.client) if c is not None]
         before = [c.stats.to_json() for c in clients]
+        started = time.perf_counter()
         scored = self._score(sample)
+        scored.seconds = time.perf_counter() - started
         self._stop_if_model_unusable()
         scored.model_usage += [
             stats_delta(b, c.stats.to_json()) for b, c in zip(before, clients, strict=True)

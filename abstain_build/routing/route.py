@@ -55,6 +55,8 @@ class SampleScores:
     #: The question's kind (the validity table's cell: evidence type or image dependency,
     #: from the offline classifiers).
     kind: str | None = None
+    #: Wall seconds the worker spent scoring the sample (the manifest's routing time).
+    seconds: float = 0.0
 
 
 def score_sample(

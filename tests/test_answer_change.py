@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from abstain_build.evidence.forms import gold_items
+from abstain_build.numbers import find_numbers
 from abstain_build.transforms.functional.answer_change import restated_answer
-from abstain_build.transforms.functional.numbers import find_numbers
 
 
 @pytest.mark.parametrize(

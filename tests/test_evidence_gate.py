@@ -718,7 +718,7 @@ def listing_paper(path: Path) -> Path:
 
 
 def test_a_figure_is_found_by_the_caption_the_question_names(tmp_path: Path) -> None:
-    from abstain_build.transforms.functional.captions import (
+    from abstain_build.content.captions import (
         FigureReference,
         body_style,
         figure_reference,

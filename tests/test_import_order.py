@@ -26,7 +26,7 @@ ENTRY_POINTS = [
     "abstain_build.rewrites.anchored",
     "abstain_build.rewrites.offline",
     "abstain_build.rewrites.slots",
-    "abstain_build.transforms.functional.page_content",
+    "abstain_build.content.page_content",
 ]
 
 

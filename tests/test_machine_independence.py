@@ -42,7 +42,7 @@ def test_brightness_is_the_element_wise_ieee_sum() -> None:
 _DENSITY = """
 import hashlib, sys
 import pymupdf
-from abstain_build.transforms.functional.page_content import analyse_page
+from abstain_build.content.page_content import analyse_page
 document = pymupdf.open(sys.argv[1])
 digest = hashlib.sha256()
 for page in document:

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abstain_build.textregions.pages import page_words
-from abstain_build.transforms.functional.number_roles import (
+from abstain_build.content.number_roles import (
     CITATION,
     DATE_PART,
     MARKER,
@@ -20,7 +19,8 @@ from abstain_build.transforms.functional.number_roles import (
     SECTION,
     VALUE,
 )
-from abstain_build.transforms.functional.page_numbers import page_numbers
+from abstain_build.content.page_numbers import page_numbers
+from abstain_build.textregions.pages import page_words
 
 MONTHS = [
     "January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -44,9 +44,9 @@ def roles_on_page(lines: list[tuple[float, str]], tmp_path: Path) -> dict[str, s
 @settings(max_examples=40, deadline=None)
 @given(month=st.sampled_from(MONTHS), day=st.integers(1, 31), year=st.integers(1990, 2030))
 def test_the_day_of_a_date_is_never_a_value(month: str, day: int, year: int) -> None:
+    from abstain_build.content.number_roles import number_role
     from abstain_build.textregions.number_boxes import place_numbers
     from abstain_build.textregions.words import Word
-    from abstain_build.transforms.functional.number_roles import number_role
 
     for text in (f"signed on {month} {day}, {year} by", f"on {day} {month} {year} the"):
         words = []

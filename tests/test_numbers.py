@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from abstain_build.transforms.functional.numbers import find_numbers, quantities
+from abstain_build.numbers import find_numbers, quantities
 
 
 def one(text: str):

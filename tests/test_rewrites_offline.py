@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from abstain_build.numbers import find_numbers
 from abstain_build.rewrites.anchored import ImageFacts, marker_colours
 from abstain_build.rewrites.caption import (
     caption_candidates,
@@ -18,7 +19,6 @@ from abstain_build.rewrites.caption import (
 )
 from abstain_build.rewrites.offline import GENERATORS, OFFLINE_UNAVAILABLE, UNCHECKED
 from abstain_build.rewrites.slots import PLACEHOLDER, parse_question
-from abstain_build.transforms.functional.numbers import find_numbers
 
 from .conftest import FIXTURES
 

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from abstain_build import BuildConfig, build
-from abstain_build.transforms.functional.timeref import coverage, find_years
+from abstain_build.content.timeref import coverage, find_years
 
 from .conftest import read_jsonl
 

@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
+from abstain_build.content.timeref import coverage, find_years, replace_years
 from abstain_build.media.inputs import SampleInputs
 from abstain_build.media.pdf import open_pdf
 from abstain_build.model import DocumentRef, ImageRef, Sample, SourceInfo
 from abstain_build.pipeline.apply import run_transform
 from abstain_build.transforms import NotApplicable, get_registry
-from abstain_build.transforms.functional.timeref import coverage, find_years, replace_years
 
 from .conftest import gradient_image, make_pdf, png_bytes
 

@@ -16,6 +16,7 @@ import pymupdf
 import pytest
 from PIL import Image
 
+from abstain_build.content.raster import label_components
 from abstain_build.loaders import open_source
 from abstain_build.media.inputs import SampleInputs
 from abstain_build.media.pdf import open_pdf
@@ -23,7 +24,6 @@ from abstain_build.model import DocumentRef, Region, Sample, SourceInfo
 from abstain_build.pipeline.apply import TransformOutput, run_transform
 from abstain_build.transforms import NotApplicable, get_registry
 from abstain_build.transforms.builtin.dense_mask import cell_runs
-from abstain_build.transforms.functional.raster import label_components
 
 from .conftest import FIXTURES, png_bytes
 

@@ -13,12 +13,12 @@ import pytest
 from abstain_build.loaders import open_source
 from abstain_build.media.inputs import SampleInputs
 from abstain_build.model import Sample, SourceInfo
+from abstain_build.numbers import find_numbers
 from abstain_build.pipeline.apply import run_transform
 from abstain_build.rewrites.gates import gates_passed, run_gates
 from abstain_build.rewrites.offline import OFFLINE_UNAVAILABLE
 from abstain_build.rewrites.slots import PLACEHOLDER
 from abstain_build.transforms import NotApplicable, TransformContext, get_registry
-from abstain_build.transforms.functional.numbers import find_numbers
 
 from .conftest import FIXTURES, page_one_sample
 

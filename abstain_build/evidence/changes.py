@@ -20,8 +20,8 @@ from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from decimal import Decimal
 
+from ..numbers import find_numbers
 from ..textregions.words import Word
-from ..transforms.functional.numbers import find_numbers
 from .anchors import Anchors, stem
 from .forms import NUMBER_WORDS, GoldItem, normalise
 from .operands import row_operand

@@ -42,8 +42,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from ..numbers import find_numbers
 from ..textregions.words import Box, Word
-from ..transforms.functional.numbers import find_numbers
 from .forms import GoldItem
 from .operands import operand_readings, printed_rows, quantities_in, table_blocks
 from .reading import PageReadings

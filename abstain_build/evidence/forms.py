@@ -35,9 +35,9 @@ from decimal import Decimal, InvalidOperation
 
 from rapidfuzz.distance import Levenshtein
 
+from ..content.timeref import MONTH_NAME
+from ..numbers import NumericToken, find_numbers, follows_reference_word
 from ..textregions.words import Word
-from ..transforms.functional.numbers import NumericToken, find_numbers, follows_reference_word
-from ..transforms.functional.timeref import MONTH_NAME
 
 #: How a printed number can relate to the gold by a power of ten: tables "in thousands",
 #: "in millions", "in billions" (either way round). Percent shifts are separate.

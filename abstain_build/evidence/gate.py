@@ -34,13 +34,13 @@ from typing import Any
 import numpy as np
 import pymupdf
 
+from ..content.page_content import PageContent, normalised_page
 from ..media.images import decode_image
 from ..media.pdf import open_pdf, render_page_png
 from ..media.pdf_channels import ChannelText, channel_texts
 from ..model import edited_pages
 from ..textregions import ocr
 from ..textregions.words import Box, Word, centre_inside
-from ..transforms.functional.page_content import PageContent, normalised_page
 from .derivations import Derivation, find_derivations
 from .map import EvidenceMap
 from .operands import candidate_rows, page_operands

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..content.captions import body_style, figure_reference, named_figure
+from ..content.page_content import normalised_page
 from ..textregions.words import Box, Word
-from ..transforms.functional.captions import body_style, figure_reference, named_figure
-from ..transforms.functional.page_content import normalised_page
 from .anchors import Anchors, question_anchors, stem
 from .changes import change_operands
 from .context import DEFAULT_CONTEXT
@@ -75,7 +75,7 @@ class EvidenceMap:
     #: question's anchor words (:mod:`.operands`), what the answer is computed from.
     operands: list[Mention] = field(default_factory=list)
     #: Per evidence page: where the figure the question names is ("Figure 2", "the figure
-    #: at the top of page 6985"; :mod:`~abstain_build.transforms.functional.captions`).
+    #: at the top of page 6985"; :mod:`~abstain_build.content.captions`).
     figures: dict[int, Box] = field(default_factory=dict)
     #: The readings, by page (not recorded: the gate reuses them for unchanged pages).
     readings: dict[int, PageReadings] = field(default_factory=dict, repr=False)

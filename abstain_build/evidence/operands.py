@@ -37,9 +37,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..content.number_roles import MONTH_BEFORE
+from ..numbers import find_numbers, follows_reference_word
 from ..textregions.words import Word, centre_inside, union_box
-from ..transforms.functional.number_roles import MONTH_BEFORE
-from ..transforms.functional.numbers import find_numbers, follows_reference_word
 from .anchors import Anchors, content_stems, stem, stems_of
 from .forms import normalise
 from .reading import OCR_FIGURE, TEXT_LAYER, PageReadings, Reading

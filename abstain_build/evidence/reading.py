@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pymupdf
 
+from ..content.page_content import normalised_page
 from ..media.pdf import page_digest
 from ..textregions import labels as label_ocr
 from ..textregions import ocr
 from ..textregions.pages import DEFAULT_DPI, page_words, text_layer_words
 from ..textregions.words import Box, Word, connected_groups, union_box
-from ..transforms.functional.page_content import normalised_page
 from .page_cache import cached_reading
 
 TEXT_LAYER = "text_layer"

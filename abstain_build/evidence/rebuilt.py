@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..numbers import find_numbers
 from ..textregions.words import Box, union_box
-from ..transforms.functional.numbers import find_numbers
 from .operands import (
     HEADED,
     PART,

@@ -53,8 +53,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from itertools import chain
 
+from ..numbers import find_numbers
 from ..textregions.words import Box, Word, centre_inside, share_a_line
-from ..transforms.functional.numbers import find_numbers
 from .anchors import Anchors, stems_of
 from .forms import GoldItem, significant, token_value, unit_shifts
 from .map import EvidenceMap

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ..content.page_content import PageContent
 from ..routing.evidence_type import classify_evidence
-from ..transforms.functional.page_content import PageContent
 from .map import EvidenceMap
 
 #: Share of a listed page's visual content an edit must cover when the answer is seen.

@@ -9,6 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..content.page_content import (
+    PageContent,
+    normalised_page,
+    sample_page_content,
+)
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.forms import find_in_string, gold_items
 from ..evidence.gate import GateResult, left_whole_leaks, reread_gate
@@ -33,11 +38,6 @@ from ..transforms.base import (
     QuestionTransform,
     Transform,
     TransformContext,
-)
-from ..transforms.functional.page_content import (
-    PageContent,
-    normalised_page,
-    sample_page_content,
 )
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from ..evidence.forms import (
     number_form,
     value_form,
 )
-from ..transforms.functional.numbers import NumericToken
+from ..numbers import NumericToken
 
 __all__ = ["answer_items"]
 

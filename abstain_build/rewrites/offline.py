@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..transforms.functional.numbers import find_numbers
+from ..numbers import find_numbers
 from .anchored import (
     Anchor,
     ImageFacts,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..transforms.functional.numbers import NumericToken, find_numbers
+from ..numbers import NumericToken, find_numbers
 from .grammar import PLACEHOLDER
 from .sentences import split_sentences
 

@@ -80,8 +80,8 @@ class Features:
 def question_features(sample: Sample, llm: Any = None, images: Sequence[bytes] = ()) -> Features:
     """Everything that comes from the question (and answer) alone; ``llm`` (with the
     sample's ``images``) classifies the image dependency instead of the heuristic."""
+    from ..content.timeref import find_years
     from ..rewrites.caption import contradictable
-    from ..transforms.functional.timeref import find_years
     from .dependency import classify_dependency
     from .evidence_type import classify_evidence, has_time_reference
 
@@ -138,12 +138,12 @@ def sample_features(sample: Sample, inputs: SampleInputs, llm: Any = None) -> Fe
 
 def add_evidence_features(features: Features, sample: Sample, inputs: SampleInputs) -> None:
     """Tables, figures, numbers and text layer of the first :data:`MAX_PAGES` evidence pages."""
+    from ..content.figures import find_figures
+    from ..content.page_content import normalised_page, sample_page_content
+    from ..content.page_numbers import page_numbers
+    from ..content.timeref import coverage
     from ..textregions.pages import page_words
     from ..textregions.tables import find_tables
-    from ..transforms.functional.figures import find_figures
-    from ..transforms.functional.page_content import normalised_page, sample_page_content
-    from ..transforms.functional.page_numbers import page_numbers
-    from ..transforms.functional.timeref import coverage
 
     features.document_period = coverage(inputs.page_texts()) is not None
     pages = sorted(set(sample.evidence_pages))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..transforms.functional.numbers import NumericToken, find_numbers
+from ..numbers import NumericToken, find_numbers
 from .words import Box, Word
 
 

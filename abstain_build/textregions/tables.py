@@ -21,7 +21,7 @@ words from an image.
 Every threshold is a module constant documented where it is defined, with the reason for
 its value; most are in line heights ("h"), so the same rules work in points and pixels.
 A cell is numeric when quantity tokens of
-:func:`abstain_build.transforms.functional.numbers.find_numbers` cover most of it
+:func:`abstain_build.numbers.find_numbers` cover most of it
 (:func:`is_numeric_text`): years, fiscal years and quarters are headers, not values.
 """
 
@@ -39,7 +39,7 @@ from functools import cached_property
 import pymupdf
 
 from ..media.pdf import page_digest
-from ..transforms.functional.numbers import find_numbers
+from ..numbers import find_numbers
 from .words import Box, Word, union_box
 
 DETECTORS = ("pymupdf", "word_grid")

@@ -21,17 +21,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..content.figures import chart_boxes, find_figures
+from ..content.page_content import PageContent, normalised_page, sample_page_content
 from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.policy import QUESTION, REMOVE
 from ..model import FAMILIES, Edits, Plan, Region, Sample
+from ..numbers import find_numbers
 from ..routing.evidence_type import classify_evidence
 from ..textregions.pages import PageWords, page_words
 from ..textregions.words import centre_inside
 from .functional.asks import asks_a_count, counted_by_the_reader
 from .functional.evidence_edits import seal_related_page
-from .functional.figures import chart_boxes, find_figures
-from .functional.numbers import find_numbers
-from .functional.page_content import PageContent, normalised_page, sample_page_content
 from .leftovers import (
     answer_named_elsewhere,
     charted_comparison,
@@ -486,7 +486,7 @@ class EvidencePageTransform(DocumentTransform):
         those an answer's printing (``answer``, boxes) labels, or, for a numeric answer
         printed nowhere, every chart of a listed evidence page (its values are what it is
         computed from). ``labels``: the boxes of the page's numbers, which make a figure a
-        chart (:func:`.functional.figures.chart_boxes`). A label erased or masked leaves
+        chart (:func:`..content.figures.chart_boxes`). A label erased or masked leaves
         the bar, slice or point it labels: readers measured them."""
         emap = ctx.evidence()
         if not emap.numeric():

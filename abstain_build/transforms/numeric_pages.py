@@ -12,16 +12,16 @@ from __future__ import annotations
 import numpy as np
 import pymupdf
 
+from ..content.number_roles import STRUCTURE, VALUE
+from ..content.page_numbers import PageNumber, page_numbers, words_near_numbers
 from ..evidence.forms import GoldItem, gold_items
 from ..model import Plan, Region, TokenEdit
+from ..numbers import find_numbers
 from ..qc.leak import numeric_gold, prints_answer
 from ..textregions.pages import PageWords
 from ..textregions.tables import Table, find_tables
 from ..textregions.words import Word, union_box
 from .base import EvidencePageTransform, NotApplicable, TransformContext
-from .functional.number_roles import STRUCTURE, VALUE
-from .functional.numbers import find_numbers
-from .functional.page_numbers import PageNumber, page_numbers, words_near_numbers
 from .functional.pdf_edit import normalise_rotation
 from .functional.text_edits import TextEdit, apply_text_edits
 

@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 import pymupdf
 
+from ...content.figures import Figure, find_figures
+from ...content.page_content import PageContent, rect_tuple
 from ...evidence.statements import Mention
 from ...model import EVIDENCE, Plan, Region
 from ...routing.features import Features
@@ -15,8 +17,6 @@ from ..base import EvidencePageTransform, TransformContext
 from ..functional.asks import BLUR_DECLINES_NOTE, counts_structure, graphical_ask
 from ..functional.blur import blur_params, blur_strength
 from ..functional.evidence_edits import local_regions, uncovered_statements
-from ..functional.figures import Figure, find_figures
-from ..functional.page_content import PageContent, rect_tuple
 from ..functional.pdf_edit import blur_page, blur_regions
 from ..leftovers import CHARTED_NOTE, LEFTOVERS_NOTE
 from ..params import Param

@@ -6,12 +6,12 @@ import pymupdf
 
 from ...evidence.policy import ATTRIBUTE
 from ...model import EVIDENCE, Plan, Region, TokenEdit
+from ...numbers import find_numbers
 from ...routing.features import Features
 from ...routing.scoring import NEEDS_TABLE
 from ...textregions.tables import Table, TableCell
 from ..base import TransformContext
 from ..functional.column_rules import removable_rules, remove_rules
-from ..functional.numbers import find_numbers
 from ..functional.pdf_edit import normalise_rotation
 from ..functional.text_edits import TextEdit
 from ..numeric_pages import NumericPageTransform, rounded

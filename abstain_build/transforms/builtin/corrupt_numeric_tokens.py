@@ -24,9 +24,11 @@ from decimal import Decimal
 
 import pymupdf
 
+from ...content.page_numbers import PageNumber, same_line
 from ...evidence.forms import gold_items
 from ...evidence.recovery import recoveries
 from ...model import EVIDENCE, Plan, Region, TokenEdit
+from ...numbers import find_numbers
 from ...qc.leak import would_print
 from ...routing.scoring import NEEDS_NUMBERS
 from ...textregions.words import share_a_line
@@ -34,9 +36,7 @@ from ..base import NotApplicable, TransformContext
 from ..functional.answer_change import restated_answer
 from ..functional.asks import counts_parts
 from ..functional.number_rewrite import Rewrite, wrong_quantity, wrong_year
-from ..functional.numbers import find_numbers
-from ..functional.page_numbers import PageNumber, rewrite_edit, same_line
-from ..functional.text_edits import TextEdit
+from ..functional.text_edits import TextEdit, rewrite_edit
 from ..leftovers import public_filing
 from ..numeric_pages import NumericPageTransform, overlaps_any, rounded
 from ..params import Param, ParamError

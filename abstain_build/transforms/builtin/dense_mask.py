@@ -7,12 +7,12 @@ import math
 import numpy as np
 import pymupdf
 
+from ...content.page_content import DETECTORS, inflate, rect_tuple
 from ...media.images import box_mean
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
 from ..functional.asks import counts_structure, graphical_ask
 from ..functional.evidence_edits import seal_evidence
-from ..functional.page_content import DETECTORS, inflate, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..leftovers import LEFTOVERS_NOTE
 from ..params import Param

@@ -7,11 +7,11 @@ from typing import Any
 import numpy as np
 import pymupdf
 
+from ...content.page_content import rect_tuple
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
 from ..functional.asks import BLUR_DECLINES_NOTE, counts_structure, graphical_ask
 from ..functional.blur import blur_params, blur_strength, radius_px
-from ..functional.page_content import rect_tuple
 from ..functional.pdf_edit import BLACK, blur_page, redact_rects
 from ..leftovers import CHARTED_NOTE, LEFTOVERS_NOTE
 from ..params import Param

@@ -7,6 +7,7 @@ import math
 
 import pymupdf
 
+from ...content.page_content import normalised_page, sample_page_content
 from ...evidence.map import EvidenceMap
 from ...evidence.statements import TO_REMOVE
 from ...model import EVIDENCE, PageCrop, Plan, Region
@@ -14,7 +15,6 @@ from ...routing.features import Features
 from ..base import DocumentTransform, NotApplicable, TransformContext
 from ..functional.asks import counts_document_parts
 from ..functional.evidence_edits import seal_related_page
-from ..functional.page_content import normalised_page, sample_page_content
 from ..functional.pdf_edit import (
     BLACK,
     blank_page,

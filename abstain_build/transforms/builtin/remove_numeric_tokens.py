@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pymupdf
 
+from ...content.page_numbers import PageNumber
 from ...evidence.forms import gold_items
 from ...evidence.statements import CHART
 from ...model import EVIDENCE, Plan
@@ -14,7 +15,6 @@ from ...routing.evidence_type import classify_evidence
 from ...routing.scoring import NEEDS_NUMBERS
 from ...textregions.words import centre_inside
 from ..base import NotApplicable, TransformContext
-from ..functional.page_numbers import PageNumber
 from ..functional.text_edits import TextEdit
 from ..leftovers import drawn_answer
 from ..numeric_pages import NumericPageTransform

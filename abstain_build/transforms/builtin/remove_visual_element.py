@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pymupdf
 
+from ...content.page_content import Window, densest_window, rect_tuple
 from ...model import EVIDENCE, Plan, Region
+from ...numbers import find_numbers
 from ...routing.scoring import VISUAL_CONTENT
 from ..base import EvidencePageTransform, NotApplicable, TransformContext
 from ..functional.asks import counted_by_the_reader, counts_parts, graphical_ask
 from ..functional.evidence_edits import seal_evidence
-from ..functional.numbers import find_numbers
-from ..functional.page_content import Window, densest_window, rect_tuple
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..functional.pixels import coverage, rect_mask
 from ..leftovers import LEFTOVERS_NOTE, compares_names

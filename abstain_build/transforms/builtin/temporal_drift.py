@@ -6,13 +6,7 @@ import difflib
 import re
 from collections.abc import Sequence
 
-from ...evidence.anchors import stems_of
-from ...evidence.forms import gold_items
-from ...model import EVIDENCE, Plan, TokenEdit
-from ...routing.evidence_type import instruction_start
-from ...routing.scoring import NEEDS_PERIOD, NEEDS_TIME
-from ..base import NotApplicable, QuestionTransform, TransformContext
-from ..functional.timeref import (
+from ...content.timeref import (
     MONTH_NAME,
     Coverage,
     YearMention,
@@ -21,6 +15,12 @@ from ..functional.timeref import (
     mentions_quarter,
     replace_years,
 )
+from ...evidence.anchors import stems_of
+from ...evidence.forms import gold_items
+from ...model import EVIDENCE, Plan, TokenEdit
+from ...routing.evidence_type import instruction_start
+from ...routing.scoring import NEEDS_PERIOD, NEEDS_TIME
+from ..base import NotApplicable, QuestionTransform, TransformContext
 from ..leftovers import public_filing
 from ..params import Param
 from ..registry import register_transform

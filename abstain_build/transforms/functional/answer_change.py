@@ -13,8 +13,8 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 
 from ...evidence.forms import GoldItem, token_value, unit_shifts
+from ...numbers import NumericToken, find_numbers
 from .number_rewrite import format_digits, printed_digits
-from .numbers import NumericToken, find_numbers
 
 
 def _answer_token(answer: str, item: GoldItem) -> NumericToken | None:

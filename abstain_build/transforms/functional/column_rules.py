@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 import pymupdf
 
+from ...content.drawings import drawn_pieces
 from ...textregions.tables import Table
-from .drawings import drawn_pieces
 from .erase import over_pictures
 
 #: A pixel column this dark (0-255 grey) ...

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pymupdf
 
+from ...content.raster import background_colour
 from .pdf_edit import normalise_rotation, redact_rects
 from .pixels import clip_rect, has_alpha
-from .raster import background_colour
 
 
 def ring_colour(rgb: np.ndarray, box: Sequence[int], width: int) -> np.ndarray:

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Sequence
 
 import pymupdf
 
+from ...content.page_content import PageContent
 from ...evidence.statements import CANDIDATE, CHART, OPERAND, TO_REMOVE, Mention
 from ...model import Plan, Region
 from ...textregions.words import Box
-from .page_content import PageContent
 
 #: Padding left and right of a word sealed by its own rectangle (points): takes in
 #: anti-aliasing.

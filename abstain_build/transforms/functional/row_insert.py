@@ -26,7 +26,7 @@ import numpy as np
 import pymupdf
 from PIL import Image
 
-from .drawings import drawn_pieces
+from ...content.drawings import drawn_pieces
 from .erase import page_fills, ring_colour
 from .pdf_edit import WHITE, normalise_rotation, redact_rects, render_region
 from .text_edits import (

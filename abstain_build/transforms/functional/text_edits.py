@@ -25,6 +25,7 @@ import numpy as np
 import pymupdf
 from PIL import Image, ImageDraw
 
+from ...content.page_numbers import PageNumber
 from ...media.fonts import base14_font
 from ...media.images import encode_png
 from .erase import erase_text, ring_colour
@@ -517,3 +518,21 @@ def apply_text_edits(
     if source == "text_layer":
         return edit_text_layer(page, edits)
     return edit_pixels(page, edits, dpi)
+
+
+def rewrite_edit(number: PageNumber, new_text: str) -> TextEdit:
+    """The edit that replaces ``number`` by ``new_text`` where and as it was printed.
+
+    A right-aligned number keeps its right edge and may grow leftwards into its cell (up
+    to 1.5x); one inside a sentence keeps its left edge and is squeezed to its old width,
+    so it does not run into the next word.
+    """
+    growth = 1.5 if number.align == "right" else 1.0
+    return TextEdit(
+        rect=number.rect,
+        text=new_text,
+        align=number.align,
+        growth=growth,
+        like=number.text,
+        context=tuple((w.text, w.bbox) for w in number.line_words[:8]),
+    )

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 
 import pymupdf
 
-from ...textregions.number_boxes import PlacedNumber, place_numbers
-from ...textregions.pages import PageWords
-from ...textregions.words import Box, Word
+from ..numbers import REFERENCE_WORDS, follows_reference_word, is_label_number
+from ..textregions.number_boxes import PlacedNumber, place_numbers
+from ..textregions.pages import PageWords
+from ..textregions.words import Box, Word
 from .number_roles import VALUE, number_role
-from .numbers import REFERENCE_WORDS, follows_reference_word, is_label_number
-from .text_edits import TextEdit
 
 #: A gap after a number wider than this many line heights ends a table cell.
 CELL_GAP = 0.8
@@ -135,24 +134,6 @@ def _beside(word: Word, rect: Box) -> bool:
     overlap = min(word.bbox[3], rect[3]) - max(word.bbox[1], rect[1])
     gap = max(rect[0] - word.bbox[2], word.bbox[0] - rect[2])
     return overlap > 0 and gap < 0.5 * height
-
-
-def rewrite_edit(number: PageNumber, new_text: str) -> TextEdit:
-    """The edit that replaces ``number`` by ``new_text`` where and as it was printed.
-
-    A right-aligned number keeps its right edge and may grow leftwards into its cell (up
-    to 1.5x); one inside a sentence keeps its left edge and is squeezed to its old width,
-    so it does not run into the next word.
-    """
-    growth = 1.5 if number.align == "right" else 1.0
-    return TextEdit(
-        rect=number.rect,
-        text=new_text,
-        align=number.align,
-        growth=growth,
-        like=number.text,
-        context=tuple((w.text, w.bbox) for w in number.line_words[:8]),
-    )
 
 
 def words_near_numbers(words: Sequence[Word], numbers: Sequence[PageNumber]) -> list[Word]:

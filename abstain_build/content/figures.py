@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pymupdf
 
-from ...textregions.words import centre_inside
+from ..textregions.words import centre_inside
 from .grid import Grid
 from .page_content import LARGE_IMAGE, PageContent, inflate
 from .raster import (

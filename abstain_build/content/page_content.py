@@ -34,7 +34,7 @@ from .grid import GRID_CELLS, Grid
 from .raster import edge_mask, graphic_mask, ink_mask, pixel_box
 
 if TYPE_CHECKING:
-    from ...media.inputs import SampleInputs
+    from ..media.inputs import SampleInputs
 
 #: Resolution of the pixel analysis: coarse on purpose (letter page: 408 x 528 pixels).
 ANALYSIS_DPI = 48

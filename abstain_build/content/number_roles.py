@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...textregions.number_boxes import PlacedNumber
-from ...textregions.words import Word
+from ..textregions.number_boxes import PlacedNumber
+from ..textregions.words import Word
 from .timeref import MONTH_NAME
 
 VALUE = "value"

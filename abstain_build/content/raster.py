@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pymupdf
 
-from ...media.images import luma
+from ..media.images import luma
 
 #: Per-pixel thresholds (0..255) of the pixel analysis.
 INK_DELTA = 40

@@ -505,8 +505,8 @@ def qc(
     """Verify a built dataset with two judges; resumable, without rebuilding anything."""
     from .models import ClientOptions
     from .pipeline.output_lock import locked_output
+    from .pipeline.rerun import rerun_qc
     from .progress import PhaseProgress
-    from .qc.rerun import rerun_qc
     from .qc.verify import OFFLINE_JUDGES, QcSpec, Verifier
     from .validity import run_policy
 

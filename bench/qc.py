@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from abstain_build.models import ClientOptions  # noqa: E402
+from abstain_build.pipeline.rerun import verify_items  # noqa: E402
 from abstain_build.qc.judges.base import JudgeItem  # noqa: E402
-from abstain_build.qc.rerun import verify_items  # noqa: E402
 from abstain_build.qc.verify import QcSpec, Verifier  # noqa: E402
 from tests.model_server import ModelServer, reply  # noqa: E402  (the tests' local server)
 

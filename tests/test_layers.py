@@ -80,6 +80,22 @@ def test_a_layer_imports_only_what_lies_below_it(level: int) -> None:
     assert not upward
 
 
+#: The layer that decides and edits, whose folders still import each other.
+DECIDING = {"rewrites", "blind", "routing", "evidence", "qc", "transforms", "validity"}
+#: What runs builds and serves them: nothing below imports it.
+RUNNING = {"config", "pipeline", "export", "review", "preview", "predict", "cli"}
+
+
+def test_nothing_below_the_running_layer_imports_it() -> None:
+    below = set().union(*LAYERS, DECIDING)
+    upward = {
+        f"{path.relative_to(PACKAGE)} imports {sorted(imported_parts(path) & RUNNING)}"
+        for path in _files_of(below)
+        if imported_parts(path) & RUNNING
+    }
+    assert not upward
+
+
 def test_the_reader_sees_an_upward_import() -> None:
     """The check can fail: a page analysis importing a transform inside a function is
     caught, one importing it for type checkers only is not."""

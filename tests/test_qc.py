@@ -390,7 +390,7 @@ def test_judges_that_answer_in_prose_stop_qc_and_the_verdicts_so_far_stay(
 ) -> None:
     from abstain_build.errors import RunStopped
     from abstain_build.models import ClientOptions
-    from abstain_build.qc.rerun import QC_JOURNAL, rerun_qc
+    from abstain_build.pipeline.rerun import QC_JOURNAL, rerun_qc
     from abstain_build.qc.verify import QcSpec, Verifier
 
     out = copy_dataset(unverified, tmp_path / "ds")

@@ -19,9 +19,9 @@ from abstain_build.model import DocumentRef, Sample, SourceInfo
 from abstain_build.numbers import find_numbers
 from abstain_build.pipeline.apply import TransformOutput, run_transform
 from abstain_build.qc.leak import leak_check, read_evidence
+from abstain_build.rewrites.number_rewrite import wrong_quantity, wrong_year
 from abstain_build.textregions.ocr import ocr_available, ocr_image
 from abstain_build.transforms import NotApplicable, get_registry
-from abstain_build.transforms.functional.number_rewrite import wrong_quantity, wrong_year
 from abstain_build.transforms.functional.text_edits import pdf_style
 
 from .conftest import FIXTURES, fixture_sample, make_pdf, page_one_sample

@@ -54,8 +54,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..media.files import atomic_write
 from ..model import Sample
-from ..pipeline.assets import atomic_write
 from ..rewrites.sentences import split_sentences
 
 PLACEHOLDER = re.compile(r"<\s*image\s*\d+\s*>", re.IGNORECASE)

@@ -310,7 +310,7 @@ def audit_dataset(root: Path, progress: Callable[[int, int], None] | None = None
 
 def write_report(report: AuditReport, path: Path) -> dict[str, Any]:
     """``audit.json`` at ``path``; returns what was written."""
-    from ..pipeline.assets import atomic_write
+    from ..media.files import atomic_write
 
     data = report.to_json()
     atomic_write(path, (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))

@@ -121,7 +121,7 @@ def _places(mentions: Sequence[Mention], shown: int = 4) -> str:
 
 
 def _restorations(image: np.ndarray, kinds: Iterable[str]) -> dict[str, np.ndarray]:
-    from ..qc.judges.pixels import gray, restorations
+    from ..content.restorations import gray, restorations
 
     return restorations(gray(image), kinds)
 

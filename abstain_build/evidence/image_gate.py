@@ -88,7 +88,7 @@ def _offset(
     original: np.ndarray, perturbed: np.ndarray, regions: Sequence[Mapping[str, Any]]
 ) -> tuple[float, float]:
     """Where the perturbed image starts on the original (a crop keeps one part)."""
-    from ..qc.judges.pixels import crop_offset
+    from ..content.restorations import crop_offset
 
     if original.shape[:2] == perturbed.shape[:2]:
         return (0.0, 0.0)
@@ -102,7 +102,7 @@ def _offset(
 
 def candidates(perturbed: np.ndarray, kinds: set[str]) -> dict[str, np.ndarray]:
     """The perturbed image as shipped and each attempt to undo the perturbation."""
-    from ..qc.judges.pixels import gray, restorations
+    from ..content.restorations import gray, restorations
 
     restored = restorations(gray(perturbed), kinds)
     return {AS_SHIPPED: perturbed, **{f"after {name}": image for name, image in restored.items()}}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..pipeline.assets import atomic_write
+from ..media.files import atomic_write
 from ..pipeline.card import CHART_FILE
 from ..pipeline.output import ERRORS_FILE
 from ..scoring.items import data_records

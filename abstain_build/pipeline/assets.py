@@ -8,7 +8,7 @@ from pathlib import Path
 from ..loaders.common import slug
 from ..media.files import atomic_write
 
-__all__ = ["AssetStore", "atomic_write"]
+__all__ = ["AssetStore"]
 
 
 class AssetStore:

@@ -17,6 +17,7 @@ from typing import Any
 from ..config import BuildConfig
 from ..errors import ConfigError
 from ..loaders import Source, open_source
+from ..media.files import atomic_write
 from ..media.inputs import InputLimits
 from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient, merge_stats, parse_spec, public_spec
@@ -25,7 +26,6 @@ from ..qc.verify import OFFLINE_JUDGES, QcSpec, make_judge
 from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
 from ..validity import ValidityPolicy
-from .assets import atomic_write
 from .card import write_card
 from .manifest import finish_manifest, start_manifest
 from .output import STATE_DIR, RunOutput

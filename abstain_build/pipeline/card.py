@@ -111,8 +111,8 @@ def refresh_card(root: Path) -> None:
 def write_card(root: Path, manifest: dict[str, Any], counts: BuildCounts) -> None:
     """README.md (and the chart) of a built folder, from its manifest, its counts and what
     its data.jsonl (and a finalized review) say of each item's status."""
+    from ..media.files import atomic_write
     from ..scoring.items import data_records
-    from .assets import atomic_write
     from .validity_card import human_validity, item_statuses
 
     chart = transform_chart(counts)

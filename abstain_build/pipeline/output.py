@@ -22,8 +22,8 @@ from typing import Any
 from ..blind.verdict import BlindVerdict
 from ..config import public_settings
 from ..errors import ConfigError
+from ..media.files import atomic_write
 from ..schema import ANSWER_CHANGED, COUNTERPART, record_kind
-from .assets import atomic_write
 from .worker import SampleOutcome
 
 STATE_DIR = "state"

@@ -10,11 +10,12 @@ from typing import Any
 
 from ..errors import ConfigError, SampleError
 from ..loaders import open_source
+from ..media.files import atomic_write
 from ..media.inputs import InputLimits, SampleInputs
 from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient
 from ..pipeline.apply import TransformOutput, reread, run_transform
-from ..pipeline.assets import AssetStore, atomic_write
+from ..pipeline.assets import AssetStore
 from ..pipeline.prefetch import prefetch_rewrites
 from ..qc.items import output_item
 from ..qc.verify import OFFLINE_JUDGES, QcSpec, Verifier

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
@@ -11,7 +11,9 @@ from ..errors import InputError
 from ..media.inputs import SampleInputs
 from ..media.pdf import drawing_errors, open_pdf
 from ..model import Sample
-from ..transforms.base import Transform
+
+if TYPE_CHECKING:
+    from ..transforms.base import Transform
 
 
 def _size(png: bytes) -> tuple[int, int]:

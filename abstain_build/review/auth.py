@@ -14,7 +14,7 @@ import hmac
 import secrets
 from pathlib import Path
 
-from ..pipeline.assets import atomic_write
+from ..media.files import atomic_write
 from .votes import REVIEW_DIR, private_folder
 
 SECRET_FILE = f"{REVIEW_DIR}/secret"

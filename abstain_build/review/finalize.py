@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..pipeline.assets import atomic_write
+from ..media.files import atomic_write
 from ..pipeline.card import refresh_card
 from ..pipeline.output import dumps, rewrite_data
 from .kappa import fleiss_kappa

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..pipeline.assets import atomic_write
+from ..media.files import atomic_write
 from .auth import item_key, review_secret
 from .votes import REVIEW_DIR
 

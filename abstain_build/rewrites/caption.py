@@ -19,7 +19,7 @@ import numpy as np
 
 from ..numbers import find_numbers
 from ..qc.leak import answer_items
-from ..transforms.functional.number_rewrite import wrong_quantity
+from .number_rewrite import wrong_quantity
 from .offline import Candidate
 
 #: Notes by the type of the value they give. Each speaks with the document's own

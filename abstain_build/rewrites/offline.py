@@ -309,7 +309,7 @@ def contradictory_premise(
     parts: QuestionParts, rng: np.random.Generator, facts: ImageFacts = UNCHECKED
 ) -> list[Candidate]:
     """A sentence after the one stating a quantity the answer needs, stating it differently."""
-    from ..transforms.functional.number_rewrite import wrong_quantity
+    from .number_rewrite import wrong_quantity
 
     out: list[Candidate] = []
     if not _computes(parts):

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pymupdf
 
+from ...content.restorations import Aligned, Box, align, box_mask, crop_offset, gray, restorations
 from ...media.images import decode_image
 from ...media.pdf import open_pdf
 from ...textregions import ocr
@@ -34,7 +35,6 @@ from ...textregions.pages import text_layer_words
 from ...textregions.words import Word
 from ..leak import answer_items
 from .base import JudgeItem
-from .pixels import Aligned, Box, align, box_mask, crop_offset, gray, restorations
 
 #: Region kinds a record names that the transform did not edit (the table a merge or an
 #: inserted row keeps its values in; the answer-bearing words an image edit aimed at).

@@ -126,6 +126,7 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
+from ...content.restorations import retention
 from ...errors import InputError
 from ...evidence.policy import ATTRIBUTE, policy_of
 from ...rewrites.caption import alternative_names
@@ -137,7 +138,6 @@ from ...textregions.words import Word
 from ..leak import answer_numbers, find_in_text
 from .base import ANSWERABLE, ERROR, UNANSWERABLE, Judge, JudgeItem, Verdict, register_judge
 from .evidence import MIN_OCR_CONF, OCR, TEXT_LAYER, Evidence, gold_items
-from .pixels import retention
 
 #: Share of the edited region's evidence words still readable from which the leak judge
 #: says ANSWERABLE.

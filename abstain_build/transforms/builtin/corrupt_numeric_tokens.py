@@ -30,12 +30,12 @@ from ...evidence.recovery import recoveries
 from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...numbers import find_numbers
 from ...qc.leak import would_print
+from ...rewrites.number_rewrite import Rewrite, wrong_quantity, wrong_year
 from ...routing.scoring import NEEDS_NUMBERS
 from ...textregions.words import share_a_line
 from ..base import NotApplicable, TransformContext
 from ..functional.answer_change import restated_answer
 from ..functional.asks import counts_parts
-from ..functional.number_rewrite import Rewrite, wrong_quantity, wrong_year
 from ..functional.text_edits import TextEdit, rewrite_edit
 from ..leftovers import public_filing
 from ..numeric_pages import NumericPageTransform, overlaps_any, rounded

@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from ...evidence.forms import GoldItem, token_value, unit_shifts
 from ...numbers import NumericToken, find_numbers
-from .number_rewrite import format_digits, printed_digits
+from ...rewrites.number_rewrite import format_digits, printed_digits
 
 
 def _answer_token(answer: str, item: GoldItem) -> NumericToken | None:

@@ -20,7 +20,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
-from ...numbers import NumericToken
+from ..numbers import NumericToken
 
 #: The digits of a token's text (the only part a rewrite changes).
 _DIGITS = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+")

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageFilter
 
-from ...media.images import luma
-from ...textregions.ocr import prepare_pixels
+from ..media.images import luma
+from ..textregions.ocr import prepare_pixels
 
 #: Smallest brightness step (0-255) between neighbouring pixels that counts as an edge.
 #: Text and chart strokes step by 100-255; JPEG noise and anti-aliasing stay under 30.

@@ -24,9 +24,9 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..models import public_spec, stop_if_unusable
-from .consensus import ACCEPTED, QC_ERROR
-from .judges.base import JudgeItem, Reference
-from .verify import OFFLINE_JUDGES, QcResult, Verifier, apply_validity, record_validity_key
+from ..qc.consensus import ACCEPTED, QC_ERROR
+from ..qc.judges.base import JudgeItem, Reference
+from ..qc.verify import OFFLINE_JUDGES, QcResult, Verifier, apply_validity, record_validity_key
 
 QC_JOURNAL = "qc.jsonl"
 
@@ -151,7 +151,7 @@ def rerun_qc(
         statuses[row["qc"]["status"]] += 1
         by_family[row["transform"]["family"]][row["qc"]["status"]] += 1
     _write_rows(data_path, rows)
-    from ..pipeline.summary import qc_rates
+    from .summary import qc_rates
 
     rates = qc_rates(by_family)
     _update_manifest(root, verifier, rates)
@@ -177,15 +177,15 @@ def _with_policy(
 
 
 def _write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    from ..pipeline.output import dumps, rewrite_data
+    from .output import dumps, rewrite_data
 
     rewrite_data(path.parent, [dumps(row) for row in rows])
 
 
 def _update_manifest(root: Path, verifier: Verifier, rates: dict[str, Any]) -> None:
     """The manifest's judges, QC rates and validity policy, and the card written from them."""
-    from ..pipeline.assets import atomic_write
-    from ..pipeline.card import refresh_card
+    from ..media.files import atomic_write
+    from .card import refresh_card
 
     path = root / "manifest.json"
     if not path.exists():

@@ -505,7 +505,7 @@ def qc(
     """Verify a built dataset with two judges; resumable, without rebuilding anything."""
     from .models import ClientOptions
     from .pipeline.output_lock import locked_output
-    from .pipeline.rerun import rerun_qc
+    from .pipeline.rerun import built_blind_policy, rerun_qc
     from .progress import PhaseProgress
     from .qc.verify import OFFLINE_JUDGES, QcSpec, Verifier
     from .validity import run_policy
@@ -527,6 +527,7 @@ def qc(
             min_validity,
             offline=sorted(names) == sorted(OFFLINE_JUDGES),
             plugins=_plugins(plugin) or [],
+            blind_policy=built_blind_policy(out_dir),
         )
         verifier = Verifier(QcSpec(judges=names, model_options=options, validity=policy))
     except ConfigError as exc:

@@ -615,3 +615,22 @@ def test_a_document_judge_is_shown_the_whole_document_and_the_edited_pages(
     assert "attached images are pages 2, 4" in text
     assert len(received.images()) == 2  # the evidence page and the edited page 4
     assert "remove_numeric_tokens" not in text
+
+
+def test_qc_judges_by_the_figures_of_the_blind_policy_the_folder_was_built_with(
+    unverified: Path, tmp_path: Path
+) -> None:
+    """A folder built with ``--blind-policy record`` holds evidence edits of questions the
+    blind check stops, so QC over it counts their readings too; a default folder's QC
+    sets them apart, as its build did."""
+    tables = {}
+    for policy in ("rewrite", "record"):
+        out = copy_dataset(unverified, tmp_path / policy)
+        config = out / "state" / "config.json"
+        written = json.loads(config.read_text(encoding="utf-8"))
+        config.write_text(json.dumps({**written, "blind_policy": policy}), encoding="utf-8")
+        done = run_cli("qc", str(out))
+        assert done.returncode == 0, done.stderr
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        tables[policy] = manifest["validity"]["table"]
+    assert tables["rewrite"]["set_apart"] and not tables["record"]["set_apart"]

@@ -102,6 +102,20 @@ def verify_items(
         yield from zip(items, pool.map(verifier.verify, items), strict=True)
 
 
+def built_blind_policy(out_dir: Path) -> str:
+    """The blind policy the folder was built with (its ``state/config.json``): the
+    validity figures QC judges by depend on it (:func:`..validity.policy.load_policy`).
+    ``rewrite``, the default, where the folder does not say."""
+    from .output import CONFIG_FILE
+
+    try:
+        written = json.loads((out_dir / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "rewrite"
+    policy = written.get("blind_policy") if isinstance(written, dict) else None
+    return policy if isinstance(policy, str) else "rewrite"
+
+
 def rerun_qc(
     root: Path,
     verifier: Verifier,

@@ -1361,8 +1361,8 @@ def classify(
     """
     from .models import ClientOptions, ModelClient, stop_if_unusable
     from .progress import PhaseProgress
-    from .routing.classify import AXIS_CLASSES, EVIDENCE, Distribution, classify_source
-    from .routing.questions import iter_questions
+    from .questions.classify import AXIS_CLASSES, EVIDENCE, Distribution, classify_source
+    from .questions.records import iter_questions
 
     _logging(debug)
     client = None

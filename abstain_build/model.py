@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 Axis = Literal["modality_dependency", "evidence_sufficiency"]
@@ -258,3 +258,9 @@ class PerturbationRecord:
         out["edits"] = self.edits.to_json()
         out["intensity"] = round(float(self.intensity), 2)
         return out
+
+
+def document_name(doc_id: str | None) -> str:
+    """The file name a reading files its document under: a dataset's ``doc_id`` without
+    its folders ("docs/report.pdf" is "report.pdf"), "" for none."""
+    return PurePosixPath(str(doc_id or "").replace("\\", "/")).name

@@ -38,7 +38,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from abstain_build.rewrites.embeddings import load_model, similarities  # noqa: E402
 from abstain_build.rewrites.gates import Rewrite  # noqa: E402
 from abstain_build.rewrites.grammar import PARSER_NAME, grammar_issues_many  # noqa: E402
 from abstain_build.rewrites.grammar_gate import check_grammar_many  # noqa: E402
@@ -48,8 +47,9 @@ from abstain_build.rewrites.semantic import (  # noqa: E402
     check_semantic_many,
     compared_texts,
 )
-from abstain_build.rewrites.sentences import split_sentences  # noqa: E402
 from abstain_build.rewrites.variants import edit_words, jaccard, trivial_reason  # noqa: E402
+from abstain_build.text.embeddings import load_model, similarities  # noqa: E402
+from abstain_build.text.sentences import split_sentences  # noqa: E402
 
 DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "mmmu" / "questions_mmmu_pro.jsonl"
 PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)

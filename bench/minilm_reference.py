@@ -1,6 +1,6 @@
 """Regenerate the MiniLM reference: sentence-transformers' embeddings of 500 sentences.
 
-``tests/test_gates.py`` holds our all-MiniLM-L6-v2 (``abstain_build.rewrites.minilm``)
+``tests/test_gates.py`` holds our all-MiniLM-L6-v2 (``abstain_build.text.minilm``)
 to the embeddings the reference library computes for the same model. Those embeddings are
 computed here, once, and shipped as ``tests/data/minilm_reference.json`` (the sentences)
 and ``tests/data/minilm_reference.npz`` (``embeddings``: 500 x 384, float16), so the tests
@@ -34,7 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from abstain_build.rewrites.minilm import MAX_TOKENS, model_dir  # noqa: E402
+from abstain_build.text.minilm import MAX_TOKENS, model_dir  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 OUT = ROOT / "tests" / "data" / "minilm_reference"

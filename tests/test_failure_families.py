@@ -1851,7 +1851,7 @@ def test_evidence_edits_decline_a_comparison_whose_winner_prose_names(
 def test_a_comparison_read_first_as_another_kind_still_compares_names() -> None:
     """ "The name of the second largest telecom operator in terms of the number of
     subscribers" is read as Counting first ("number of"), and compares all the same."""
-    from abstain_build.routing.evidence_type import classify_evidence
+    from abstain_build.questions.evidence_type import classify_evidence
     from abstain_build.transforms.leftovers import compares_names
 
     question = (

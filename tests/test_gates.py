@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from abstain_build.rewrites.changed import changed_sentences
-from abstain_build.rewrites.embeddings import load_model, similarities
 from abstain_build.rewrites.gates import (
     GateConfig,
     GateResult,
@@ -25,6 +24,7 @@ from abstain_build.rewrites.gates import (
 from abstain_build.rewrites.grammar import grammar_issues, load_parser
 from abstain_build.rewrites.semantic import MAX_COSINE
 from abstain_build.rewrites.variants import edit_words, trivial_reason
+from abstain_build.text.embeddings import load_model, similarities
 
 from .conftest import SHARED_DATA
 

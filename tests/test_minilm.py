@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from abstain_build.errors import RunStopped
-from abstain_build.rewrites.embeddings import load_model
-from abstain_build.rewrites.minilm import MAX_TOKENS, gelu, model_dir, normal_cdf
+from abstain_build.text.embeddings import load_model
+from abstain_build.text.minilm import MAX_TOKENS, gelu, model_dir, normal_cdf
 
 TEXTS = [
     "Which of the following best explains the overall trend shown in the <image 1>?",

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from abstain_build.models import ModelRequest, object_schema
-from abstain_build.routing.prompts import build_dependency_request, parse_dependency_reply
+from abstain_build.questions.prompts import build_dependency_request, parse_dependency_reply
 
 from .model_server import ModelServer, error, reply
 from .test_models import FAST, PROVIDERS, make_client, parse_answer

@@ -13,6 +13,7 @@ import pytest
 from abstain_build.loaders import open_source
 from abstain_build.model import EVIDENCE, MODALITY, Sample
 from abstain_build.models import ClientOptions, ModelClient
+from abstain_build.questions.prompts import PURPOSE, parse_dependency_reply
 from abstain_build.routing import (
     DEPENDENCY_CLASSES,
     EVIDENCE_TYPES,
@@ -25,7 +26,6 @@ from abstain_build.routing import (
     iter_questions,
     time_references,
 )
-from abstain_build.routing.prompts import PURPOSE, parse_dependency_reply
 
 from .conftest import FIXTURES, SHARED_DATA, run_cli, write_jsonl
 from .model_server import ModelServer, Received, reply

@@ -56,7 +56,7 @@ from pathlib import Path
 
 from ..media.files import atomic_write
 from ..model import Sample
-from ..rewrites.sentences import split_sentences
+from ..text.sentences import split_sentences
 
 PLACEHOLDER = re.compile(r"<\s*image\s*\d+\s*>", re.IGNORECASE)
 #: Where derived numbers that depend only on text are kept between runs.
@@ -284,7 +284,7 @@ def option_similarities(texts: list[str]) -> list[float]:
             return [float(v) for v in cached]
     except (OSError, ValueError):
         pass
-    from ..rewrites.embeddings import embed
+    from ..text.embeddings import embed
 
     vectors = embed(texts)
     values = [float(v) for v in vectors[1:] @ vectors[0]]

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..model import Sample
-from ..validity.ledger import document_name
+from ..model import Sample, document_name
 from .cues import blind_cues
 from .model import ask_blind
 from .verdict import CONTESTED, EVIDENCE_NEEDED, KNOWLEDGE, READINGS, BlindVerdict

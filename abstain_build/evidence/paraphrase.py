@@ -46,7 +46,7 @@ def question_similarities(question: str, sentences: Sequence[str]) -> list[float
     each pair scored once per process."""
     missing = list(dict.fromkeys(s for s in sentences if (question, s) not in _SCORES))
     if missing:
-        from ..rewrites.embeddings import similarities
+        from ..text.embeddings import similarities
 
         if len(_SCORES) + len(missing) > _MAX_SCORES:
             _SCORES.clear()

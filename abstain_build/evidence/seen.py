@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..content.page_content import PageContent
-from ..routing.evidence_type import classify_evidence
+from ..questions.evidence_type import classify_evidence
 from .map import EvidenceMap
 
 #: Share of a listed page's visual content an edit must cover when the answer is seen.
@@ -38,7 +38,7 @@ MIN_VISUAL_SHARE = 0.05
 REMOVING = frozenset({"mask", "blur", "darken", "overlay", "bar", "page_hidden", "crop_removed"})
 
 
-#: Evidence types (:mod:`abstain_build.routing.evidence_type`) of questions answered by
+#: Evidence types (:mod:`abstain_build.questions.evidence_type`) of questions answered by
 #: looking: counting things, shapes, colours, what a figure shows.
 SEEN_TYPES = frozenset({"Counting", "Visual"})
 

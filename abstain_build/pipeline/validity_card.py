@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..questions.kinds import shown_status
 from ..schema import COUNTERPART, record_kind
-from ..validity.kinds import shown_status
 from ..validity.table import wilson
 
 #: Where ``review --finalize`` leaves its summary (see :mod:`..review.finalize`).

@@ -601,7 +601,7 @@ def _problem(
 
 
 def _kind(sample: Sample) -> str:
-    from ..validity.kinds import question_kind
+    from ..questions.kinds import question_kind
 
     return question_kind(
         sample.question, sample.options, len(sample.images), document=sample.document is not None

@@ -132,7 +132,7 @@ def validity_key(item: JudgeItem) -> tuple[str, int, str, str | None]:
     """(transform, version, mode, question kind) of an item, for the validity policy. The
     kind is the source question's (the reference's), so a rewrite is judged by the cell of
     the question it rewrote."""
-    from ..validity.kinds import question_kind
+    from ..questions.kinds import question_kind
 
     transform = item.transform
     reference = item.reference
@@ -156,7 +156,7 @@ def record_validity_key(
     record: dict[str, Any], control: dict[str, Any] | None
 ) -> tuple[str, int, str, str | None]:
     """:func:`validity_key` of a written record (its control gives the source question)."""
-    from ..validity.kinds import control_kind
+    from ..questions.kinds import control_kind
 
     transform = record["transform"]
     kind = control_kind(control) if control is not None else None

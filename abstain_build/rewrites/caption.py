@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..evidence.forms import answer_items
 from ..numbers import find_numbers
-from ..qc.leak import answer_items
 from .number_rewrite import wrong_quantity
 from .offline import Candidate
 

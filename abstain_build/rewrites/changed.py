@@ -4,7 +4,7 @@ A transform edits one sentence of a question, or adds one; the rest stays word f
 Embedding the whole text buries that edit under the unchanged context: on the MMMU-Pro
 questions longer than 500 characters the median whole-text cosine of a genuine rewrite is
 0.995 (``bench/gate_thresholds.py``), as high as a case change. So the semantic gate
-compares only what changed, sentence by sentence (:mod:`.sentences`):
+compares only what changed, sentence by sentence (:mod:`..text.sentences`):
 
 * replaced sentences against the sentences that replaced them;
 * an inserted sentence (an appended note, a premise put in front) against its neighbour
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from difflib import SequenceMatcher
 
-from .sentences import split_sentences
+from ..text.sentences import split_sentences
 
 
 def changed_sentences(original: str, rewrite: str, appended: str | None = None) -> tuple[str, str]:

@@ -13,7 +13,7 @@ Cost on 2 CPU cores (``bench/gate_thresholds.py``, 24,027 rewrites of 1,730 ques
 one batch): length 0.002 ms, grammar 3.7 ms, semantic 6.8 ms per rewrite (12.6 ms per
 rewrite that reaches the model), 10.5 ms for all three. One rewrite at a time costs about
 12 ms of grammar and 24 ms of semantic, plus ~0.8 s for the first embedding (loading the
-model, :mod:`.minilm`) and ~1 s for the first parse.
+model, :mod:`..text.minilm`) and ~1 s for the first parse.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .embeddings import DEFAULT_BATCH_SIZE, similarities
+from ..text.embeddings import DEFAULT_BATCH_SIZE, similarities
 from .grammar_gate import check_grammar, check_grammar_many
 from .length import MAX_RATIO, NOTE_MIN_CHARS, NOTE_RATIO, check_length
 from .result import GateResult, gates_passed

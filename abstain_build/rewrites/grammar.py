@@ -3,7 +3,7 @@
 Placeholders, inline LaTeX and fill-in blanks are first replaced by plain nouns
 (``<image 2>`` -> ``IMAGE2``, ``$\\alpha$`` -> ``MATHEXPR``, ``____`` -> ``BLANK``) so the
 parser sees a noun where a reader sees a picture or a formula. The text is cut into
-sentences by punctuation (:mod:`.sentences`) and each sentence is parsed alone. See
+sentences by punctuation (:mod:`..text.sentences`) and each sentence is parsed alone. See
 :func:`parse_issues` for the rule.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .sentences import split_sentences
+from ..text.sentences import split_sentences
 
 if TYPE_CHECKING:
     from spacy.language import Language

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..numbers import find_numbers
+from ..text.sentences import split_sentences
 from .anchored import (
     Anchor,
     ImageFacts,
@@ -40,7 +41,6 @@ from .anchored import (
     table_like,
 )
 from .grammar import PLACEHOLDER
-from .sentences import split_sentences
 from .slots import QuestionParts
 
 #: A specific element the image does not have (nonexistent_reference): (id, phrase).
@@ -158,7 +158,7 @@ def needs_its_image(parts: QuestionParts) -> bool:
     """Whether the question depends on its image (the dependency heuristic says Essential or
     Exclusive). Pointing a question that knowledge or its own text answers at a panel
     that does not exist leaves it answerable: the reader answers anyway."""
-    from ..routing.dependency import classify_heuristic
+    from ..questions.dependency import classify_heuristic
 
     if not parts.placeholders:
         return False

@@ -39,8 +39,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from ..text.embeddings import DEFAULT_BATCH_SIZE, similarities
 from .changed import changed_sentences
-from .embeddings import DEFAULT_BATCH_SIZE, similarities
 from .result import GateResult
 from .variants import MAX_TRIVIAL_EDIT_WORDS, trivial_reason
 

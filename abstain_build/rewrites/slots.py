@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 from ..numbers import NumericToken, find_numbers
+from ..text.sentences import split_sentences
 from .grammar import PLACEHOLDER
-from .sentences import split_sentences
 
 #: Noun phrases that name nothing a rewrite could point at.
 _VAGUE_HEADS = frozenset(

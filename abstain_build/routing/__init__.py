@@ -1,21 +1,27 @@
 """Choosing which transforms a sample receives, and the question classifiers it rests on."""
 
-from .classify import AXIS_CLASSES, Classified, Distribution, classify_record, classify_source
-from .dependency import (
+from ..questions.classify import (
+    AXIS_CLASSES,
+    Classified,
+    Distribution,
+    classify_record,
+    classify_source,
+)
+from ..questions.dependency import (
     DEPENDENCY_CLASSES,
     DependencyFeatures,
     DependencyResult,
     classify_dependency,
     classify_heuristic,
 )
-from .evidence_type import (
+from ..questions.evidence_type import (
     EVIDENCE_TYPES,
     EvidenceTypeResult,
     classify_evidence,
     has_time_reference,
     time_references,
 )
-from .questions import QuestionRecord, iter_questions
+from ..questions.records import QuestionRecord, iter_questions
 from .select import Selection, select_transforms
 
 __all__ = [

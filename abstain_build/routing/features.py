@@ -81,9 +81,9 @@ def question_features(sample: Sample, llm: Any = None, images: Sequence[bytes] =
     """Everything that comes from the question (and answer) alone; ``llm`` (with the
     sample's ``images``) classifies the image dependency instead of the heuristic."""
     from ..content.timeref import find_years
+    from ..questions.dependency import classify_dependency
+    from ..questions.evidence_type import classify_evidence, has_time_reference
     from ..rewrites.caption import contradictable
-    from .dependency import classify_dependency
-    from .evidence_type import classify_evidence, has_time_reference
 
     question = sample.question
     features = Features(axis=sample.axis, n_images=len(sample.images))

@@ -63,7 +63,7 @@ def score_sample(
     sample: Sample, transforms: Sequence[Transform], features: Features
 ) -> SampleScores:
     """Every candidate's score and the eligible ones; rules relaxed only if none is."""
-    from ..validity.kinds import question_kind
+    from ..questions.kinds import question_kind
 
     result = SampleScores(sample.id, sample.axis, features)
     result.kind = question_kind(

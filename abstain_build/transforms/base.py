@@ -27,7 +27,7 @@ from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.policy import QUESTION, REMOVE
 from ..model import FAMILIES, Edits, Plan, Region, Sample
 from ..numbers import find_numbers
-from ..routing.evidence_type import classify_evidence
+from ..questions.evidence_type import classify_evidence
 from ..textregions.pages import PageWords, page_words
 from ..textregions.words import centre_inside
 from .functional.asks import asks_a_count, counted_by_the_reader

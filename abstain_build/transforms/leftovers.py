@@ -41,7 +41,7 @@ from ..evidence.forms import gold_items, normalise, text_matches
 from ..evidence.map import EvidenceMap
 from ..evidence.recovery import recoveries
 from ..model import Plan
-from ..routing.evidence_type import classify_evidence
+from ..questions.evidence_type import classify_evidence
 from ..textregions.words import Box
 from .functional.asks import counted_by_the_reader, counted_noun, named_pages
 

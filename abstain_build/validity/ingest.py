@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..model import document_name
 from ..scoring.abstention import default_matcher
 from .cues import question_cues
 from .ledger import (
@@ -35,7 +36,6 @@ from .ledger import (
     GOLD_AT_LOW_CONFIDENCE,
     UNANSWERABLE,
     Reading,
-    document_name,
 )
 
 _CONFIDENCE_WORDS = {

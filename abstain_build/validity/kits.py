@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..questions.kinds import answer_kind, control_kind, shown_status
 from ..schema import COUNTERPART, record_kind
-from .kinds import answer_kind, control_kind, shown_status
 from .ledger import Reading, fingerprint
 from .shipped import shipped_digest
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -91,12 +91,6 @@ class Reading(BaseModel):
     @property
     def valid(self) -> bool:
         return self.verdict in VALID
-
-
-def document_name(doc_id: str | None) -> str:
-    """The file name a reading files its document under: a dataset's ``doc_id`` without
-    its folders ("docs/report.pdf" is "report.pdf"), "" for none."""
-    return PurePosixPath(str(doc_id or "").replace("\\", "/")).name
 
 
 def fingerprint(source: str, transform: str, params: Any) -> str:

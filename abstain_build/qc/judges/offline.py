@@ -131,9 +131,9 @@ from ...errors import InputError
 from ...evidence.policy import ATTRIBUTE, policy_of
 from ...rewrites.caption import alternative_names
 from ...rewrites.changed import changed_sentences
-from ...rewrites.sentences import split_sentences
 from ...rewrites.variants import trivial_reason
 from ...rewrites.variants import words as question_words
+from ...text.sentences import split_sentences
 from ...textregions.words import Word
 from ..leak import answer_numbers, find_in_text
 from .base import ANSWERABLE, ERROR, UNANSWERABLE, Judge, JudgeItem, Verdict, register_judge
@@ -651,7 +651,7 @@ class RetentionJudge(Judge):
                 f"{_PREFIX}: the question is a trivial variant of the original ({reason})",
                 1.0,
             )
-        from ...rewrites.embeddings import similarities
+        from ...text.embeddings import similarities
 
         before, after = compared(original, item.question)
         cosine = float(similarities([(before, after)])[0]) if before or after else 1.0

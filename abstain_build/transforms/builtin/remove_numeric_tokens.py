@@ -11,7 +11,7 @@ from ...content.page_numbers import PageNumber
 from ...evidence.forms import gold_items
 from ...evidence.statements import CHART
 from ...model import EVIDENCE, Plan
-from ...routing.evidence_type import classify_evidence
+from ...questions.evidence_type import classify_evidence
 from ...routing.scoring import NEEDS_NUMBERS
 from ...textregions.words import centre_inside
 from ..base import NotApplicable, TransformContext

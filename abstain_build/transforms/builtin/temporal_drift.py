@@ -18,7 +18,7 @@ from ...content.timeref import (
 from ...evidence.anchors import stems_of
 from ...evidence.forms import gold_items
 from ...model import EVIDENCE, Plan, TokenEdit
-from ...routing.evidence_type import instruction_start
+from ...questions.evidence_type import instruction_start
 from ...routing.scoring import NEEDS_PERIOD, NEEDS_TIME
 from ..base import NotApplicable, QuestionTransform, TransformContext
 from ..leftovers import public_filing

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .questions import PLACEHOLDER
+from .records import PLACEHOLDER
 
 if TYPE_CHECKING:
     from ..models import ModelClient

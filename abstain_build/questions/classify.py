@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..model import EVIDENCE, MODALITY
 from .dependency import DEPENDENCY_CLASSES, DependencyResult, classify_dependency
 from .evidence_type import EVIDENCE_TYPES, EvidenceTypeResult, classify_evidence, time_references
-from .questions import QuestionRecord, iter_questions
+from .records import QuestionRecord, iter_questions
 
 if TYPE_CHECKING:
     from ..models import ModelClient

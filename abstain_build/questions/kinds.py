@@ -18,10 +18,10 @@ def question_kind(
     """Evidence type (documents: "Extractive", "Counting", ...) or image dependency
     (images: "Essential", "Exclusive", ...) of the source question."""
     if document:
-        from ..routing.evidence_type import classify_evidence
+        from .evidence_type import classify_evidence
 
         return classify_evidence(question).label
-    from ..routing.dependency import classify_heuristic
+    from .dependency import classify_heuristic
 
     return classify_heuristic(question, options, max(1, n_images)).label
 

@@ -203,6 +203,21 @@ def test_a_sample_with_nothing_eligible_says_why() -> None:
     assert decision.chain == [] and "0.25" in decision.reason and "a at 0.100" in decision.reason
 
 
+@pytest.mark.parametrize("verdict", ["knowledge", "contested", "evidence"])
+def test_no_terminal_fallback_edits_the_evidence_of_a_question_the_blind_check_stops(
+    verdict: str,
+) -> None:
+    """A question answerable without its evidence, or one readers answer otherwise, gets
+    no evidence edit, the terminal fallback included: the blind rule's one constant."""
+    scored = _scores(("a", "A", 0.1))
+    scored.eligible, scored.threshold = eligible(scored.scores)
+    assert scored.features is not None
+    scored.features.blind = verdict
+    decision = Balancer(terminal=["hide_evidence_page"]).choose(scored)
+    expected = [] if verdict in ("knowledge", "contested") else ["hide_evidence_page"]
+    assert decision.chain == expected
+
+
 def test_the_family_spread_counts_families_never_chosen() -> None:
     decisions = [
         RouteDecision(str(i), ["t"], family, 0.5, "", {"axis": "evidence_sufficiency"})

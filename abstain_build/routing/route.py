@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..blind.verdict import NO_EVIDENCE_EDIT
 from .features import Features
 from .scoring import RouteScore, eligible, first_choices, score_transform
 
@@ -179,7 +180,7 @@ class Balancer:
             decision.reason = f"{NOT_ROUTED}{scored.problem}"
             return decision
         # A question answerable without its evidence gets no evidence edit, fallbacks included.
-        gated = bool(scored.features and scored.features.blind == "knowledge")
+        gated = bool(scored.features and scored.features.blind in NO_EVIDENCE_EDIT)
         terminal = self.terminal if scored.axis == "evidence_sufficiency" and not gated else []
         if not scored.eligible:
             best = max(scored.scores, key=lambda s: s.score, default=None)

@@ -858,6 +858,31 @@ def test_evidence_edits_of_questions_the_blind_check_stops_are_set_apart():
     cleared = ValidityPolicy(table).decide("blur_edge_mask", 1, "rule", None)
     held = ValidityPolicy(recorded).decide("blur_edge_mask", 1, "rule", None)
     assert (cleared.clears, held.clears) == (True, False)
+    # The card says what its figure leaves out; a record-policy build's card has no line.
+    from collections import Counter
+
+    from abstain_build.pipeline.validity_card import validity_lines
+
+    statuses = {"blur_edge_mask": {"statuses": Counter(held=1), "mode": "rule", "version": 1}}
+    cards = [
+        "\n".join(
+            validity_lines(
+                {
+                    "validity": {
+                        "table": t.to_json(),
+                        "min_validity": 0.85,
+                        "min_readings": 20,
+                        "applied": True,
+                        "ledger": "0123456789abcdef",
+                    }
+                },
+                statuses,
+            )
+        )
+        for t in (table, recorded)
+    ]
+    assert "Not counted" in cards[0] and "blur_edge_mask 1 of 10 valid" in cards[0]
+    assert "Not counted" not in cards[1]
 
 
 def test_the_policy_sets_apart_only_for_a_build_that_applies_the_blind_check():

@@ -165,6 +165,15 @@ def validity_lines(
                 for name in measured
             ],
         )
+    apart = policy["table"].get("set_apart", {})
+    shown = [name for name in statuses if name in apart]
+    if shown:
+        lines += _figures_line(
+            "Not counted: readings of these evidence edits made on questions the offline blind"
+            " check stops (built with the verdict only recorded; a build that applies it gives"
+            " such a question rewrites only, so they measure the blind check): ",
+            [f"{name} {apart[name]['valid']} of {apart[name]['n']} valid" for name in shown],
+        )
     if human:
         lines += [
             "### This dataset's own review",

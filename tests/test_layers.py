@@ -27,7 +27,8 @@ LAYERS = (
     {"transforms"},
     {"validity"},
     {"config", "pipeline", "progress"},
-    {"export", "review", "preview", "predict", "cli", "__init__", "__main__"},
+    {"export", "review", "preview", "predict", "__init__"},
+    {"commands", "cli", "__main__"},
 )
 
 

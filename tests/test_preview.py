@@ -350,7 +350,7 @@ def test_the_routing_section_scores_every_transform_and_names_the_chain(
 
 
 def test_the_cli_prints_every_status_a_preview_can_give() -> None:
-    from abstain_build.cli import PREVIEW_STYLES
+    from abstain_build.commands.preview import PREVIEW_STYLES
     from abstain_build.preview.run import STATUSES
 
     # A status without a style crashed `abstain-build preview` after the work was done.

@@ -140,11 +140,12 @@ def box_mean(array: np.ndarray, size: int, edges: str = "zeros") -> np.ndarray:
 def box_sums(array: np.ndarray, size: int) -> np.ndarray:
     """Integer sums over the ``size`` x ``size`` neighbourhood of each cell of an integer
     array (``size`` odd, edge values repeated beyond it): :func:`box_mean` times
-    ``size * size``, exactly. Two running sums in int32 (int64 when a sum could overflow),
-    a third of the time of the float integral image on a page render."""
+    ``size * size``, exactly. Two running sums in int32 (int64 when the array's type lets a
+    sum overflow), a third of the time of the float integral image on a page render."""
     pad = size // 2
     padded = np.pad(np.asarray(array), pad, mode="edge")
-    largest = int(padded.max(initial=0)) * size * max(padded.shape)
+    limits = np.iinfo(padded.dtype)
+    largest = max(limits.max, -limits.min) * size * max(padded.shape)
     kind = np.int32 if largest < 2**31 else np.int64
     down = np.cumsum(padded, axis=0, dtype=kind)
     rows = np.empty((array.shape[0], padded.shape[1]), dtype=kind)

@@ -74,9 +74,8 @@ def _scaled_deviation(gray: np.ndarray, dpi: float) -> tuple[np.ndarray, int]:
     """``|pixel x n - sum of its neighbourhood|`` in integers, and ``n``, the
     neighbourhood's pixel count: the deviation times ``n``, with no rounding."""
     size = _window(dpi)
-    values = gray.astype(np.int32)
     count = size * size
-    return np.abs(values * count - box_sums(values, size)), count
+    return np.abs(gray.astype(np.int32) * count - box_sums(gray, size)), count
 
 
 def deviation(gray: np.ndarray, dpi: float) -> np.ndarray:
@@ -91,7 +90,8 @@ def ink(gray: np.ndarray, dpi: float, contrasts: Sequence[float]) -> list[np.nda
     Compared in integers (deviation x n against contrast x n), so no pixel on a contrast
     depends on how a mean was rounded."""
     scaled, count = _scaled_deviation(gray, dpi)
-    return [scaled > contrast * count for contrast in contrasts]
+    limits = (contrast * count for contrast in contrasts)
+    return [scaled > (int(limit) if limit == int(limit) else limit) for limit in limits]
 
 
 def glyphs(mask: np.ndarray, dpi: float) -> np.ndarray:

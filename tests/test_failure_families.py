@@ -1922,6 +1922,102 @@ def test_a_value_the_question_does_not_subtract_is_not_a_stated_difference(
     assert output.pdf is not None
 
 
+def identity_report(path: Path, prose: str) -> Path:
+    """A chart of who does and who does not self-identify on page 1; ``prose`` on page 2."""
+    lines = {
+        1: [
+            "% of U.S. adults with Hispanic ancestry who self-identify as ___",
+            "                 Hispanic   Non-Hispanic",
+            "Foreign born        97%          3%",
+            "Second generation   92%          8%",
+            "Third generation    77%         23%",
+        ],
+        2: [prose[i : i + 80] for i in range(0, len(prose), 80)],
+    }
+    return lines_pdf(path, lines)
+
+
+SHARE_QUESTION = (
+    "What's the value of the smallest bar in the graph about the percentage of U.S. adults"
+    " with Hispanic ancestry who self-identify as Hispanic or Non-Hispanic?"
+)
+
+
+@pytest.mark.parametrize("name", ["hide_evidence_page", "blur_figure_region", "dense_mask"])
+def test_evidence_edits_decline_a_share_whose_rest_prose_states(name: str, tmp_path: Path) -> None:
+    """With the chart blurred, a held-out reader took the smallest bar (3) as 100 - 97:
+    the text beside it says that nearly all immigrant adults (97%) say they are Hispanic."""
+    prose = (
+        "Nearly all immigrant adults from Latin America with Hispanic ancestry (97%) say"
+        " they are Hispanic. By the third generation the share falls to 77%."
+    )
+    pdf = identity_report(tmp_path / "report.pdf", prose)
+    sample, inputs = prepared(pdf, (1,), question=SHARE_QUESTION, answer="3")
+    with pytest.raises(NotApplicable, match=r"page 2: 100% - 97% = 3, stated with"):
+        run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        # the rest is not printed
+        "Most immigrant adults with Hispanic ancestry say they are Hispanic; by the third"
+        " generation the share falls to 77%.",
+        # 97% is printed, but about something the question does not ask
+        "Response rates were high: 97% of the sampled phone numbers were reached at least once"
+        " during fieldwork in the fall of the survey year, and interviews took 20 minutes.",
+    ],
+)
+def test_a_rest_to_100_away_from_the_question_leaves_the_edit(prose: str, tmp_path: Path) -> None:
+    pdf = identity_report(tmp_path / "report.pdf", prose)
+    sample, inputs = prepared(pdf, (1,), question=SHARE_QUESTION, answer="3")
+    output = run_transform(get_registry().get("hide_evidence_page")(), sample, inputs, 0)
+    assert output.pdf is not None
+
+
+SUPPOSED_QUESTION = (
+    "Assume that after July 2020, the percentage of Liberal Democrats who believe the U.S."
+    " will have less influence in world affairs increased by 10 percentage points, while the"
+    " Conservative Republicans remained the same. What would the difference between them be?"
+)
+
+
+@pytest.mark.parametrize("name", ["blur_figure_region", "remove_visual_element", "dense_mask"])
+def test_partial_edits_decline_a_question_that_supposes_a_change(name: str, tmp_path: Path) -> None:
+    """ "Assume ... increased by 10 percentage points": held-out readers answered all 14
+    such items masks and region blurs made, from the chart's shares, the text under it or
+    a later chart of the same survey; the gold (66 + 10 - 29 = 37 here) is printed nowhere
+    for the evidence map to aim at."""
+    pdf = survey_report(tmp_path / "report.pdf", "The survey was fielded in June and July.")
+    sample, inputs = prepared(pdf, (1,), question=SUPPOSED_QUESTION, answer="37%")
+    with pytest.raises(NotApplicable, match=r"supposes a change .*'Assume \.\.\. increased'"):
+        run_transform(get_registry().get(name)(), sample, inputs, run_seed=0)
+
+
+def test_hiding_the_page_still_serves_a_question_that_supposes_a_change(tmp_path: Path) -> None:
+    pdf = survey_report(tmp_path / "report.pdf", "The survey was fielded in June and July.")
+    sample, inputs = prepared(pdf, (1,), question=SUPPOSED_QUESTION, answer="37%")
+    output = run_transform(get_registry().get("hide_evidence_page")(), sample, inputs, 0)
+    assert output.pdf is not None
+
+
+@pytest.mark.parametrize(
+    ("question", "supposed"),
+    [
+        ("Suppose revenue fell by 5% in 2021; what would it have been?", True),
+        ("If the share of renters were to double, how many would rent?", True),
+        ('Assume the share who say "the U.S." is doing well rose by 4 points: what is it?', True),
+        ("How much did revenue increase in 2020?", False),
+        ("Assuming a 5% discount rate, what is the present value of the lease?", False),
+        ("Answer by assuming the perspective of an investment analyst: what is capex?", False),
+    ],
+)
+def test_a_supposed_change_is_told_from_a_question_about_one(question: str, supposed: bool) -> None:
+    from abstain_build.transforms.functional.asks import supposes_a_change
+
+    assert (supposes_a_change(question) is not None) is supposed
+
+
 def manual_with_a_range(path: Path) -> Path:
     """A coffee machine manual whose spout section prints its clearance as a range."""
     lines = {

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from abstain_build.evidence.anchors import question_anchors
 from abstain_build.evidence.forms import gold_items
 from abstain_build.evidence.reading import OCR_FIGURE, TEXT_LAYER, PageReadings, Reading
 from abstain_build.evidence.recovery import (
     asked_unit,
     computed_pair,
     converted,
+    stated_complement,
     unit_of,
     whole_parts,
 )
@@ -153,3 +155,32 @@ def test_the_gold_printed_in_another_unit_gives_it_back(
 )
 def test_units_are_read_area_before_length(text: str, unit: str) -> None:
     assert unit_of(text) == unit
+
+
+def test_a_rest_to_100_counts_only_for_a_question_about_a_share() -> None:
+    """ "How many stores opened?" (3) is no share: a 97% beside its words says nothing."""
+    words = [
+        "Nearly",
+        "all",
+        "stores",
+        "opened",
+        "on",
+        "time",
+        "(97%)",
+        "in",
+        "the",
+        "new",
+        "regions",
+        "this",
+        "year",
+    ]
+    placed = tuple(
+        Word(w, (72.0 + 30 * i, 100.0, 100.0 + 30 * i, 112.0), source=TEXT_LAYER)
+        for i, w in enumerate(words)
+    )
+    page = PageReadings(page=1, readings=[Reading(1, TEXT_LAYER, placed)], has_text_layer=True)
+    item = gold_items("3")[0]
+    asked = "How many stores opened on time in the new regions?"
+    share = "What percentage of stores did not open on time in the new regions?"
+    assert stated_complement(page, item, question_anchors(asked), asked) is None
+    assert stated_complement(page, item, question_anchors(share), share) == "97%"

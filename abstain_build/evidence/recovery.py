@@ -32,6 +32,11 @@ still gives the old one. Two things do, and the evidence map's statements see ne
   height: 70\u2013175 mm" gives "the difference between its maximum and minimum
   clearance height" (105).
 
+* the rest of a share the prose states, with the question's words around it: "Nearly all
+  immigrant adults ... (97%) say they are Hispanic" beside a blurred chart of who does and
+  who does not still gives the smallest bar, 3 (100 - 97). Only for a question about a
+  share (its gold a percent, or its words "percent", "percentage", "share", "%").
+
 * the gold in another unit: "344,000 acres" on another page of a county history still
   gives 538 square miles (640 acres to the square mile, which the history prints too).
   Only the units of :data:`CONVERSIONS`, into the unit the question asks for.
@@ -81,6 +86,11 @@ PASSAGE_WORDS = 50
 #: everywhere) between them or within :data:`PASSAGE_MARGIN` words around.
 PASSAGE_ANCHORS = 2
 PASSAGE_MARGIN = 15
+
+#: The rest of a share is stated with this many of the question's words around it, the
+#: words the document prints everywhere included: a report on Hispanic identity prints
+#: "Hispanic", "adults" and "ancestry" on most pages, and beside the share it states.
+COMPLEMENT_ANCHORS = 3
 
 #: Two operands stand in one column when their edges or centres are this close (points).
 COLUMN_SLACK = 3.0
@@ -144,7 +154,7 @@ class Recovery:
     """One way the edited item still gives the original answer."""
 
     page: int
-    how: str  # "mention", "stated", "computed", "parts", "series" or "converted"
+    how: str  # "mention", "stated", "complement", "computed", "parts", "series", "converted"
     detail: str
 
     def describe(self) -> str:
@@ -311,6 +321,34 @@ def stated_difference(
     return None
 
 
+#: A question about a share: its gold is a percent of something whose rest is a percent too.
+_ASKS_A_SHARE = re.compile(r"%|\b(?:percent(?:age)?s?|shares?|proportions?)\b", re.IGNORECASE)
+
+
+def stated_complement(
+    page: PageReadings, item: GoldItem, anchors: Anchors, question: str, skip: Sequence[Box] = ()
+) -> str | None:
+    """A percent printed in a passage of ``page`` outside ``skip``, with
+    :data:`COMPLEMENT_ANCHORS` of the question's words around it, whose rest to 100 is
+    ``item``: its printing, else None. The two parts of a share are one statement: "97%
+    say they are Hispanic" says 3% do not."""
+    if item.kind != "number" or item.number is None or item.quantum is None:
+        return None
+    if not (item.percent or _ASKS_A_SHARE.search(question)) or not 0 < item.number < 100:
+        return None
+    rest = 100 - item.number
+    for reading in _readings(page):
+        words = reading.words
+        for i, printed in _quantities(words):
+            if not printed.percent or printed.value != rest or centre_inside(printed.box, skip):
+                continue
+            around = words[max(0, i - PASSAGE_MARGIN) : i + PASSAGE_MARGIN + 1]
+            stems = {s for w in around for s in stems_of(w.text)}
+            if len(anchors.found_in(stems, topic=True)) >= COMPLEMENT_ANCHORS:
+                return printed.text.strip("()[],;:")
+    return None
+
+
 def _passage_pairs(
     values: Sequence[tuple[int, _Printed]],
 ) -> Iterator[tuple[int, int, _Printed, _Printed]]:
@@ -458,6 +496,10 @@ def recoveries(
                 if stated is not None:
                     detail = f"{stated[0]} - {stated[1]} = {item.text}, stated together"
                     found.append(Recovery(number, "stated", detail))
+            rest = stated_complement(page, item, emap.anchors, question, edited.get(number, ()))
+            if rest is not None:
+                detail = f"100% - {rest} = {item.text}, stated with the question's words"
+                found.append(Recovery(number, "complement", detail))
             pair = computed_pair(page, item, edited.get(number, ()))
             if pair is not None:
                 first, sign, second = pair

@@ -14,7 +14,13 @@ from ...model import EVIDENCE, Plan, Region
 from ...routing.features import Features
 from ...routing.scoring import FIGURE_FOUND
 from ..base import EvidencePageTransform, TransformContext
-from ..functional.asks import BLUR_DECLINES_NOTE, counts_structure, graphical_ask
+from ..functional.asks import (
+    BLUR_DECLINES_NOTE,
+    SUPPOSED_NOTE,
+    counts_structure,
+    graphical_ask,
+    supposes_a_change,
+)
 from ..functional.blur import blur_params, blur_strength
 from ..functional.evidence_edits import local_regions, uncovered_statements
 from ..functional.pdf_edit import blur_page, blur_regions
@@ -33,8 +39,8 @@ def _holds(figures: list[Figure], rect: pymupdf.Rect) -> bool:
 @register_transform
 class BlurFigureRegion(EvidencePageTransform):
     name = "blur_figure_region"
-    version = 23
-    declines_questions = (graphical_ask, counts_structure)
+    version = 24
+    declines_questions = (graphical_ask, counts_structure, supposes_a_change)
     declines_reader_counts = True
     declines_charted_comparisons = True
     family = "evidence_removal"
@@ -56,6 +62,7 @@ class BlurFigureRegion(EvidencePageTransform):
         )
         + BLUR_DECLINES_NOTE
         + LEFTOVERS_NOTE
+        + SUPPOSED_NOTE
         + CHARTED_NOTE
     )
     params = {

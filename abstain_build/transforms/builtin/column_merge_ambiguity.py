@@ -41,7 +41,7 @@ class ColumnMergeAmbiguity(NumericPageTransform):
     evidence_policy = ATTRIBUTE
     edits_statement_pages = False
     name = "column_merge_ambiguity"
-    version = 11
+    version = 12
     family = "evidence_corruption"
     constraints = (NEEDS_TABLE,)
     axis = EVIDENCE

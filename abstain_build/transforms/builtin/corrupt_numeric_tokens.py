@@ -67,7 +67,7 @@ def table_rows(numbers: list[PageNumber]) -> list[tuple[float, ...]]:
 @register_transform
 class CorruptNumericTokens(NumericPageTransform):
     name = "corrupt_numeric_tokens"
-    version = 13
+    version = 14
     declines_questions = (counts_parts,)
     #: Whether the original can be recovered decides the outcome (:func:`refuse_recoverable`).
     refuses_leftovers = False

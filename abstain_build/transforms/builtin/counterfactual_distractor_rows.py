@@ -78,7 +78,7 @@ class CounterfactualDistractorRows(NumericPageTransform):
     evidence_policy = ATTRIBUTE
     edits_statement_pages = False
     name = "counterfactual_distractor_rows"
-    version = 13
+    version = 14
     family = "inferential_impossibility"
     constraints = (
         NEEDS_TABLE,

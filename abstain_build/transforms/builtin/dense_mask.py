@@ -11,7 +11,7 @@ from ...content.page_content import DETECTORS, inflate, rect_tuple
 from ...media.images import box_mean
 from ...model import EVIDENCE, Plan, Region
 from ..base import EvidencePageTransform, TransformContext
-from ..functional.asks import counts_structure, graphical_ask
+from ..functional.asks import SUPPOSED_NOTE, counts_structure, graphical_ask, supposes_a_change
 from ..functional.evidence_edits import seal_evidence
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..leftovers import LEFTOVERS_NOTE
@@ -55,8 +55,8 @@ def cell_runs(selected: np.ndarray, labels: np.ndarray) -> list[tuple[int, int, 
 @register_transform
 class DenseMask(EvidencePageTransform):
     name = "dense_mask"
-    version = 24
-    declines_questions = (graphical_ask, counts_structure)
+    version = 25
+    declines_questions = (graphical_ask, counts_structure, supposes_a_change)
     declines_reader_counts = True
     family = "evidence_removal"
     axis = EVIDENCE
@@ -64,17 +64,21 @@ class DenseMask(EvidencePageTransform):
     seals_related_pages = True
     terminal_fallback = True
     description = (
-        "Terminal fallback: on each evidence page, black masks over the cells of the content"
-        " grid (about 12 pt), densest first (text-layer words, images and drawings, or"
-        " rendered pixels on image-only pages), until at least 80% of the content's bounding"
-        " box (the whole page if it is blank) is masked, and one more mask over each statement"
-        " of the answer left outside them; also on every other page that states the answer."
-        " Everything under a mask is redacted: text layer, image pixels, vector art."
-        " Not applicable to questions that count, colour or locate graphical things, or count"
-        " parts of the document (appendices, sections, steps: the table of contents and the"
-        " layout keep the count): the masks' "
-        "gaps keep their shapes and colours."
-    ) + LEFTOVERS_NOTE
+        (
+            "Terminal fallback: on each evidence page, black masks over the cells of the content"
+            " grid (about 12 pt), densest first (text-layer words, images and drawings, or"
+            " rendered pixels on image-only pages), until at least 80% of the content's bounding"
+            " box (the whole page if it is blank) is masked, and one more mask over each statement"
+            " of the answer left outside them; also on every other page that states the answer."
+            " Everything under a mask is redacted: text layer, image pixels, vector art."
+            " Not applicable to questions that count, colour or locate graphical things, or count"
+            " parts of the document (appendices, sections, steps: the table of contents and the"
+            " layout keep the count): the masks' "
+            "gaps keep their shapes and colours."
+        )
+        + LEFTOVERS_NOTE
+        + SUPPOSED_NOTE
+    )
     params = {
         "min_coverage": Param(
             0.8,

@@ -21,7 +21,7 @@ from ..registry import register_transform
 @register_transform
 class FullPageBlur(EvidencePageTransform):
     name = "full_page_blur"
-    version = 23
+    version = 24
     declines_questions = (graphical_ask, counts_structure)
     declines_reader_counts = True
     declines_charted_comparisons = True

@@ -30,7 +30,7 @@ from ..registry import register_transform
 @register_transform
 class HideEvidencePage(DocumentTransform):
     name = "hide_evidence_page"
-    version = 22
+    version = 23
     family = "evidence_removal"
     axis = EVIDENCE
     target = "document"

@@ -25,7 +25,7 @@ from ..registry import register_transform
 @register_transform
 class RemoveNumericTokens(NumericPageTransform):
     name = "remove_numeric_tokens"
-    version = 24
+    version = 25
     family = "evidence_corruption"
     constraints = (NEEDS_NUMBERS,)
     axis = EVIDENCE

@@ -12,7 +12,13 @@ from ...model import EVIDENCE, Plan, Region
 from ...numbers import find_numbers
 from ...routing.scoring import VISUAL_CONTENT
 from ..base import EvidencePageTransform, NotApplicable, TransformContext
-from ..functional.asks import counted_by_the_reader, counts_parts, graphical_ask
+from ..functional.asks import (
+    SUPPOSED_NOTE,
+    counted_by_the_reader,
+    counts_parts,
+    graphical_ask,
+    supposes_a_change,
+)
 from ..functional.evidence_edits import seal_evidence
 from ..functional.pdf_edit import BLACK, redact_rects
 from ..functional.pixels import coverage, rect_mask
@@ -27,32 +33,36 @@ HARD_CAP = 500
 @register_transform
 class RemoveVisualElement(EvidencePageTransform):
     name = "remove_visual_element"
-    version = 25
-    declines_questions = (graphical_ask, counts_parts)
+    version = 26
+    declines_questions = (graphical_ask, counts_parts, supposes_a_change)
     family = "evidence_removal"
     constraints = (VISUAL_CONTENT,)
     axis = EVIDENCE
     target = "document"
     seals_related_pages = True
     description = (
-        "On each evidence page (and every other page that states the answer), find the"
-        " window (45% of the page's width and height) holding the evidence map's places"
-        " (where the answer is printed, its row and sentence, the chart holding its label;"
-        " the question's anchor words when the answer is computed), else where content is"
-        " densest (text-layer words, embedded images and vector drawings, or the rendered"
-        " pixels on image-only pages; figures weigh 1.5x text; a mild pull to the page"
-        " centre). Random black rectangles go in and around it until they cover 60% of it,"
-        " then one more over each statement of the answer still uncovered (over its whole"
-        " sentence or table row when the answer is a name), and one over each chart whose"
-        " label states a numeric answer (every chart of the page when the answer is"
-        " computed from values no page prints, or names what wins a comparison)."
-        " Everything under"
-        " a rectangle is redacted: text layer, image pixels, vector art. Not applicable"
-        " to questions that count (graphical things, parts of the document, or anything"
-        " no page prints a number for) or colour or place graphical things: masks leave"
-        " the rest to count and the shapes to see; nor when the evidence map finds neither"
-        " the answer nor rows it is computed from (a detail of a photo OCR does not read)."
-    ) + LEFTOVERS_NOTE
+        (
+            "On each evidence page (and every other page that states the answer), find the"
+            " window (45% of the page's width and height) holding the evidence map's places"
+            " (where the answer is printed, its row and sentence, the chart holding its label;"
+            " the question's anchor words when the answer is computed), else where content is"
+            " densest (text-layer words, embedded images and vector drawings, or the rendered"
+            " pixels on image-only pages; figures weigh 1.5x text; a mild pull to the page"
+            " centre). Random black rectangles go in and around it until they cover 60% of it,"
+            " then one more over each statement of the answer still uncovered (over its whole"
+            " sentence or table row when the answer is a name), and one over each chart whose"
+            " label states a numeric answer (every chart of the page when the answer is"
+            " computed from values no page prints, or names what wins a comparison)."
+            " Everything under"
+            " a rectangle is redacted: text layer, image pixels, vector art. Not applicable"
+            " to questions that count (graphical things, parts of the document, or anything"
+            " no page prints a number for) or colour or place graphical things: masks leave"
+            " the rest to count and the shapes to see; nor when the evidence map finds neither"
+            " the answer nor rows it is computed from (a detail of a photo OCR does not read)."
+        )
+        + LEFTOVERS_NOTE
+        + SUPPOSED_NOTE
+    )
     params = {
         "n_rects": Param(8, "rectangles placed before the coverage top-up", low=1, high=64),
         "rect_size": Param(

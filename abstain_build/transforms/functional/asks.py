@@ -113,6 +113,45 @@ def graphical_ask(question: str) -> str | None:
     return None
 
 
+#: A question that supposes a change to what the document reports ("Assume that ... the
+#: percentage ... increased by 10 percentage points", "Suppose revenue fell by 5%", "if
+#: the share were to double"); not one that only asks to take a point of view ("assuming
+#: the perspective of an analyst").
+_CHANGE = (
+    r"(?:increas|decreas|rose|rise|risen|fell|fall|fallen|grew|grow|drop|doubl|halv|chang"
+    r"|went\s+(?:up|down))\w*"
+)
+#: Within one sentence: the periods of "U.S." or "U.S. will" do not end it.
+_SAME_SENTENCE = r"(?:[^?.]|\.(?=\S|\s+[a-z]))"
+_SUPPOSED = re.compile(
+    rf"\b(?P<supposed>assum(?:e|ing)|suppos(?:e|ing)|imagine|hypothetical(?:ly)?)\b"
+    rf"{_SAME_SENTENCE}{{0,200}}?\b(?P<change>{_CHANGE})"
+    rf"|\b(?P<if>if)\b{_SAME_SENTENCE}{{0,80}}?\b(?:were|was)\s+to\s+(?P<to>{_CHANGE})",
+    re.IGNORECASE,
+)
+
+
+def supposes_a_change(question: str) -> str | None:
+    """Why ``question`` works its answer out from a supposed change, or None. Its gold is
+    printed nowhere, so the evidence map cannot aim at it, and the values it is worked out
+    from are printed in more places than a mask or a region blur takes (a chart's shares,
+    the text under it, a later chart of the same survey): held-out readers answered every
+    such item those edits made, 14 readings of two questions."""
+    match = _SUPPOSED.search(question)
+    if match is None:
+        return None
+    said = f"{match['supposed'] or match['if']} ... {match['change'] or match['to']}"
+    return f"supposes a change to what the document reports ({said!r})"
+
+
+#: What a partial edit that declines :func:`supposes_a_change` says of it.
+SUPPOSED_NOTE = (
+    ' Nor to a question that supposes a change ("assume the share increased by 10'
+    ' points"): its answer is worked out from values printed in more places than the edit'
+    " takes."
+)
+
+
 #: What a blur that declines :func:`graphical_ask` and :func:`counts_structure` says of it.
 BLUR_DECLINES_NOTE = (
     " Not applicable to questions that count, colour or locate graphical things, or count"

@@ -9,13 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from abstain_build.evidence.forms import (
-    FormMatch,
-    allowed_errors,
-    find_in_string,
-    gold_items,
-    normalise,
-)
+from abstain_build.evidence.form_search import find_in_string
+from abstain_build.evidence.forms import FormMatch, allowed_errors, gold_items, normalise
 
 # (gold, answer_format, printed text, what the page prints for it, form)
 STATED = [

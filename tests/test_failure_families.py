@@ -927,7 +927,8 @@ def test_a_name_wrapped_under_an_icon_is_found_on_its_two_lines() -> None:
     """A reader gave "UC Browser Tiếng Việt" from a slide whose labels wrap: OCR reads
     "... MobiTivi UC Browser" then "Naruto huyén thoai Tiéng Viet", so in reading order
     the name's halves have another label between them and the map found it nowhere."""
-    from abstain_build.evidence.forms import find_forms, gold_items
+    from abstain_build.evidence.form_search import find_forms
+    from abstain_build.evidence.forms import gold_items
 
     words = _label_grid(
         ["I am", "Lién minh", "MobiTivi", "UC Browser"],
@@ -944,7 +945,8 @@ def test_a_map_label_s_second_line_read_apart_is_its_continuation() -> None:
     Research" over "Laboratory": OCR found the first line with the page's text and the
     second with the labels read apart, after every other line of the map, so the two
     were never next to each other in reading order and the map missed the page."""
-    from abstain_build.evidence.forms import find_forms, gold_items
+    from abstain_build.evidence.form_search import find_forms
+    from abstain_build.evidence.forms import gold_items
     from abstain_build.textregions.words import Word
 
     words = [

@@ -27,9 +27,8 @@ from abstain_build.qc.judges import (
     judge_names,
 )
 from abstain_build.qc.judges.evidence import Evidence
-from abstain_build.qc.judges.offline import (
-    LEAK_SURVIVAL,
-    RETENTION,
+from abstain_build.qc.judges.offline import LEAK_SURVIVAL, RETENTION
+from abstain_build.qc.judges.offline_checks import (
     confidence,
     is_selection,
     numbers_changed,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from abstain_build import open_source
+from abstain_build.pipeline.jobs import JobSpec
 from abstain_build.pipeline.parallel import CRASH_REASON, OrderedPool
-from abstain_build.pipeline.worker import JobSpec
 from abstain_build.transforms import transforms
 
 CRASH_PLUGIN = """

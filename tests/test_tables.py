@@ -8,15 +8,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from abstain_build.textregions.grid_lines import split_cells, visual_lines
 from abstain_build.textregions.ocr import ocr_available, ocr_image
 from abstain_build.textregions.pages import page_words, render_page, text_layer_words
-from abstain_build.textregions.tables import (
-    Table,
-    find_tables,
-    is_numeric_text,
-    split_cells,
-    visual_lines,
-)
+from abstain_build.textregions.table_model import Table, is_numeric_text
+from abstain_build.textregions.tables import find_tables
 from abstain_build.textregions.words import Word
 
 from .conftest import FIXTURES, SHARED_DATA

@@ -31,13 +31,8 @@ from rapidfuzz.distance import Levenshtein
 from ..model import Sample
 from ..textregions.words import Box, Word
 from .anchors import question_terms, stem
-from .forms import (
-    allowed_errors,
-    find_forms,
-    gold_items,
-    normalise,
-    ocr_fold,
-)
+from .form_search import find_forms
+from .forms import allowed_errors, gold_items, normalise, ocr_fold
 
 GOLD = "gold"
 OPTION = "option"

@@ -35,7 +35,8 @@ from dataclasses import dataclass, replace
 
 from ..textregions.words import Box, Word, union_box
 from .anchors import Anchors, is_plural, stem
-from .forms import FormMatch, GoldItem, find_forms, normalise
+from .form_search import find_forms
+from .forms import FormMatch, GoldItem, normalise
 from .reading import OCR_FIGURE, Reading
 
 #: Words each way, in reading order, that count as near a mention.

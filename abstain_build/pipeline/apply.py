@@ -15,7 +15,8 @@ from ..content.page_content import (
     sample_page_content,
 )
 from ..evidence.context import DEFAULT_CONTEXT
-from ..evidence.forms import find_in_string, gold_items
+from ..evidence.form_search import find_in_string
+from ..evidence.forms import gold_items
 from ..evidence.gate import GateResult, left_whole_leaks, reread_gate
 from ..evidence.image_gate import ImageGateResult, image_reread_gate
 from ..evidence.map import evidence_map

@@ -27,13 +27,13 @@ from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
 from ..validity import ValidityPolicy
 from .card import write_card
+from .jobs import JobSpec, RoutedSample
 from .manifest import finish_manifest, start_manifest
 from .output import STATE_DIR, RunOutput
 from .output_lock import locked_output
 from .parallel import ordered_outcomes
 from .routing_pass import family_distribution, route_dataset
 from .summary import BuildCounts, count_entries, qc_rates
-from .worker import JobSpec, RoutedSample
 
 log = logging.getLogger(__name__)
 

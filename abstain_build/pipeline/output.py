@@ -24,7 +24,7 @@ from ..config import public_settings
 from ..errors import ConfigError
 from ..media.files import atomic_write
 from ..schema import ANSWER_CHANGED, COUNTERPART, record_kind
-from .worker import SampleOutcome
+from .jobs import SampleOutcome
 
 STATE_DIR = "state"
 DATA_FILE = "data.jsonl"

@@ -27,15 +27,8 @@ from typing import Any
 
 from ..model import SampleProblem
 from ..routing.route import SampleScores
-from .worker import (
-    JobSpec,
-    SampleOutcome,
-    SampleProcessor,
-    init_worker,
-    outcome_for_problem,
-    process_in_worker,
-    score_in_worker,
-)
+from .jobs import JobSpec, SampleOutcome, outcome_for_problem
+from .worker import SampleProcessor, init_worker, process_in_worker, score_in_worker
 
 CRASH_REASON = (
     "the worker process died while processing this sample (a crash in a native library,"

@@ -18,8 +18,8 @@ from typing import Any
 from ..model import FAMILIES, Sample
 from ..models import merge_stats
 from ..routing.route import Balancer, ClearsBar, RouteDecision
+from .jobs import JobSpec
 from .parallel import ordered_results
-from .worker import JobSpec
 
 ROUTES_FILE = "routing.jsonl"
 

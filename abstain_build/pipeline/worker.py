@@ -9,142 +9,32 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..blind import BlindGate, BlindVerdict, removes_evidence
 from ..errors import SampleError, raise_if_environmental
-from ..evidence.context import DEFAULT_CONTEXT
 from ..evidence.map import evidence_map
 from ..evidence.policy import QUESTION
-from ..media.inputs import InputLimits, SampleInputs
+from ..media.inputs import SampleInputs
 from ..model import Sample, SampleProblem
-from ..models import ClientOptions, ModelClient, stats_delta, stop_if_unusable
+from ..models import ModelClient, stats_delta, stop_if_unusable
 from ..qc.items import output_item
-from ..qc.verify import QcResult, QcSpec, Verifier
+from ..qc.verify import QcResult, Verifier
 from ..routing import select_transforms
 from ..routing.features import sample_features
 from ..routing.route import NOT_ROUTED, RouteDecision, SampleScores, score_sample
 from ..schema import ANSWER_CHANGED
 from ..textregions.ocr import configure_ocr_cache
 from ..transforms.base import NotApplicable, Transform
-from ..transforms.registry import get_registry
 from .apply import LeftWhole, TransformOutput, left_whole_gate, reread, run_transform
 from .assets import AssetStore
+from .jobs import Failure, JobSpec, RoutedSample, SampleOutcome
 from .prefetch import prefetch_rewrites
 from .records import ControlAssets, control_record, evidence_block, perturbed_record
 
 #: QC rejections after the first before a routed sample is given up (the method's 5).
 MAX_QC_RETRIES = 5
-
-
-@dataclass(frozen=True)
-class JobSpec:
-    """What every worker needs to know about the run (picklable)."""
-
-    out_dir: str
-    seed: int
-    transforms: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]  # (name, params) in order
-    plugins: tuple[str, ...] = ()
-    routing: str = "none"
-    limits: InputLimits = field(default_factory=InputLimits)
-    #: The rewrite model's spec (LLM mode) and how its client behaves; None: offline.
-    llm: str | None = None
-    model_options: ClientOptions | None = None
-    #: Routing: the terminal fallbacks that end a document sample's chain (also in
-    #: ``transforms``, so workers can run them).
-    terminal: tuple[str, ...] = ()
-    #: How items are verified (judges, self-check); None: structural checks only.
-    qc: QcSpec | None = None
-    #: What a model is meant to see of a document: "document" (the whole PDF) or "pages".
-    context: str = DEFAULT_CONTEXT
-    #: Keep an edit that printed a new answer as an answer-changed item (SPEC 7); False:
-    #: drop it and go on to the next transform, as for any item that is not unanswerable.
-    answer_changed: bool = True
-    #: The blind check's model spec (text only); None: the offline cues.
-    blind_gate: str | None = None
-    #: What a knowledge-recoverable (or contested) sample gets: "rewrite", "skip" or
-    #: "record".
-    blind_policy: str = "rewrite"
-    #: Sources blind readers answered from recall (:mod:`..validity.recall`): id -> readers.
-    recalled: tuple[tuple[str, int], ...] = ()
-    #: Sources blind readers answered with another answer than the gold: id -> readers.
-    contested: tuple[tuple[str, int], ...] = ()
-    #: Documents blind readers remembered (golds given from memory): file name -> readers.
-    recalled_documents: tuple[tuple[str, int], ...] = ()
-    #: The OCR and page-reading cache folder; None: ``OUT/state/ocr``.
-    ocr_cache: str | None = None
-
-    @property
-    def ocr_cache_dir(self) -> Path:
-        return Path(self.ocr_cache) if self.ocr_cache else Path(self.out_dir) / "state" / "ocr"
-
-    def build_transforms(self) -> list[Transform]:
-        registry = get_registry(self.plugins)
-        return [registry.get(name)(**dict(params)) for name, params in self.transforms]
-
-
-@dataclass
-class SampleOutcome:
-    """Everything the parent commits for one source record."""
-
-    sample_id: str
-    records: list[dict[str, Any]] = field(default_factory=list)
-    problems: list[SampleProblem] = field(default_factory=list)
-    skipped: str | None = None
-    not_applicable: dict[str, str] = field(default_factory=dict)
-    seconds: dict[str, float] = field(default_factory=dict)
-    #: Model calls made for this sample (``ModelStats`` deltas, one per model).
-    model_usage: list[dict[str, Any]] = field(default_factory=list)
-    #: Every QC decision for this sample: [transform, family, status], rejections included.
-    qc: list[list[str]] = field(default_factory=list)
-    #: What rejected each rejected item: [transform, who, why] (``QcResult.grounds``).
-    rejections: list[list[str]] = field(default_factory=list)
-    #: Every re-read gate decision: [transform, "passed" | "failed"].
-    gate: list[list[str]] = field(default_factory=list)
-    #: The blind check's verdict (``BlindVerdict.to_json``), and whether it took evidence
-    #: edits away from the sample.
-    blind: dict[str, Any] | None = None
-    blind_removed: bool = False
-
-    @property
-    def status(self) -> str:
-        if self.skipped is not None:
-            return "skipped"
-        if self.problems and not self.records:
-            return "error"
-        return "partial" if self.problems else "ok"
-
-
-@dataclass(frozen=True)
-class RoutedSample:
-    """A sample with its routing decision, as phase two of a routed build receives it."""
-
-    sample: Sample
-    decision: RouteDecision
-
-    @property
-    def id(self) -> str:
-        return self.sample.id
-
-    @property
-    def source(self) -> Any:
-        return self.sample.source
-
-
-@dataclass(frozen=True)
-class _Failure:
-    kind: str  # "not_applicable", "error", "qc"
-    stage: str
-    reason: str
-
-
-def outcome_for_problem(problem: SampleProblem) -> SampleOutcome:
-    """A loader problem: a skip (already unanswerable) or an error record."""
-    if problem.skip:
-        return SampleOutcome(sample_id=problem.sample_id, skipped=problem.reason)
-    return SampleOutcome(sample_id=problem.sample_id, problems=[problem])
 
 
 class SampleProcessor:
@@ -483,7 +373,7 @@ class SampleProcessor:
 
     def _attempt(
         self, transform: Transform, sample: Sample, inputs: SampleInputs, outcome: SampleOutcome
-    ) -> tuple[TransformOutput | None, _Failure]:
+    ) -> tuple[TransformOutput | None, Failure]:
         """One transform on one sample: its output, or why there is none (not applicable,
         an error, a failed structural check, or the answer still stated)."""
         stage = f"transform:{transform.name}"
@@ -499,33 +389,33 @@ class SampleProcessor:
                 before_apply=left_whole_gate(transform, sample, inputs, self.job.context),
             )
         except NotApplicable as reason:
-            return None, _Failure("not_applicable", stage, str(reason))
+            return None, Failure("not_applicable", stage, str(reason))
         except LeftWhole as left:
             outcome.gate.append([transform.name, "failed"])
-            return None, _Failure("leak", "reread", f"re-read gate: {left.gate.reason()}")
+            return None, Failure("leak", "reread", f"re-read gate: {left.gate.reason()}")
         except SampleError as error:
-            return None, _Failure("error", stage, error.reason)
+            return None, Failure("error", stage, error.reason)
         except Exception as exc:  # one transform's bug is one sample's error record
             raise_if_environmental(exc)
-            return None, _Failure("error", stage, _describe(exc))
+            return None, Failure("error", stage, _describe(exc))
         outcome.seconds[transform.name] = output.seconds
         if not output.qc["passed"]:
             failed = [c for c in output.qc["checks"] if not c["passed"]]
             detail = "; ".join(f"{c['name']} {c['detail']}".strip() for c in failed)
-            return None, _Failure("qc", "qc", f"structural check failed: {detail}")
+            return None, Failure("qc", "qc", f"structural check failed: {detail}")
         try:
             gate = reread(transform, sample, inputs, output, self.job.context)
         except SampleError as error:
-            return None, _Failure("error", "reread", error.reason)
+            return None, Failure("error", "reread", error.reason)
         except Exception as exc:
             raise_if_environmental(exc)
-            return None, _Failure("error", "reread", _describe(exc))
+            return None, Failure("error", "reread", _describe(exc))
         outcome.seconds[transform.name] = time.perf_counter() - started
         if gate is not None and gate.policy != QUESTION:  # a rewrite's evidence is not read
             outcome.gate.append([transform.name, "passed" if gate.passed else "failed"])
             if not gate.passed:
-                return None, _Failure("leak", "reread", f"re-read gate: {gate.reason()}")
-        return output, _Failure("", "", "")
+                return None, Failure("leak", "reread", f"re-read gate: {gate.reason()}")
+        return output, Failure("", "", "")
 
     def _write_control(self, sample: Sample, inputs: SampleInputs) -> ControlAssets:
         if sample.document is not None:

@@ -23,14 +23,8 @@ from decimal import Decimal
 import numpy as np
 from PIL import Image
 
-from ..evidence.forms import (
-    GoldItem,
-    answer_items,
-    find_in_string,
-    gold_items,
-    number_form,
-    value_form,
-)
+from ..evidence.form_search import find_in_string
+from ..evidence.forms import GoldItem, answer_items, gold_items, number_form, value_form
 from ..numbers import NumericToken
 
 __all__ = ["answer_items"]

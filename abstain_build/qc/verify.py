@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import raise_if_environmental
-from ..evidence.forms import find_in_string, gold_items
+from ..evidence.form_search import find_in_string
+from ..evidence.forms import gold_items
 from ..models import ClientOptions, ModelClient
 from .consensus import ACCEPTED, FLAGGED, REJECTED, consensus
 from .judges.base import ANSWERABLE, ERROR, Judge, JudgeItem, Verdict, get_judge

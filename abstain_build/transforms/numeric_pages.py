@@ -19,7 +19,8 @@ from ..model import Plan, Region, TokenEdit
 from ..numbers import find_numbers
 from ..qc.leak import numeric_gold, prints_answer
 from ..textregions.pages import PageWords
-from ..textregions.tables import Table, find_tables
+from ..textregions.table_model import Table
+from ..textregions.tables import find_tables
 from ..textregions.words import Word, union_box
 from .base import EvidencePageTransform, NotApplicable, TransformContext
 from .functional.pdf_edit import normalise_rotation

@@ -9,7 +9,7 @@ from ...model import EVIDENCE, Plan, Region, TokenEdit
 from ...numbers import find_numbers
 from ...routing.features import Features
 from ...routing.scoring import NEEDS_TABLE
-from ...textregions.tables import Table, TableCell
+from ...textregions.table_model import Table, TableCell
 from ..base import TransformContext
 from ..functional.column_rules import removable_rules, remove_rules
 from ..functional.pdf_edit import normalise_rotation

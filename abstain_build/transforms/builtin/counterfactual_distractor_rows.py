@@ -16,7 +16,7 @@ from ...numbers import NumericToken, find_numbers
 from ...qc.leak import would_print
 from ...rewrites.number_rewrite import plausible_quantity, printed_digits, wrong_quantity
 from ...routing.scoring import NEEDS_NUMBERS, NEEDS_TABLE
-from ...textregions.tables import Table, TableCell
+from ...textregions.table_model import Table, TableCell
 from ..base import TransformContext
 from ..functional.pdf_edit import normalise_rotation
 from ..functional.row_insert import (

@@ -16,7 +16,7 @@ import numpy as np
 import pymupdf
 
 from ...content.drawings import drawn_pieces
-from ...textregions.tables import Table
+from ...textregions.table_model import Table
 from .erase import over_pictures
 
 #: A pixel column this dark (0-255 grey) ...

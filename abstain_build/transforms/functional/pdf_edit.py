@@ -9,7 +9,8 @@ import numpy as np
 import pymupdf
 
 from ...media.images import encode_png
-from ...textregions.tables import find_tables, ruled_finds
+from ...textregions.ruled_tables import ruled_finds
+from ...textregions.tables import find_tables
 from ...textregions.words import Word
 from .pixels import gaussian_blur
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from abstain_build import open_source
+from abstain_build.config import BuildConfig
 from abstain_build.pipeline.jobs import JobSpec
 from abstain_build.pipeline.parallel import CRASH_REASON, OrderedPool
 from abstain_build.transforms import transforms
@@ -48,11 +49,12 @@ def test_a_pool_broken_between_two_submissions_is_rebuilt(
     samples = [s for s in open_source(str(fixtures_dir / "mmmu"))]
     crashing = next(s for s in samples if s.id == "fixture_chart_line")
     others = [s for s in samples if s.id != crashing.id]
+    config = BuildConfig(
+        source=str(fixtures_dir / "mmmu"), out=str(tmp_path / "out"), plugins=["crash_then_mark"]
+    )
     job = JobSpec(
-        out_dir=str(tmp_path / "out"),
-        seed=0,
+        config=config,
         transforms=(("crash_then_mark", ()),),
-        plugins=("crash_then_mark",),
     )
 
     def items():
@@ -116,11 +118,12 @@ def test_a_slow_sample_at_the_head_keeps_no_worker_waiting(
     (tmp_path / "slow_head.py").write_text(plugin)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(parallel, "HELD_IN_MEMORY", 2)
+    config = BuildConfig(
+        source=str(fixtures_dir / "mmmu"), out=str(tmp_path / "out"), plugins=["slow_head"]
+    )
     job = JobSpec(
-        out_dir=str(tmp_path / "out"),
-        seed=0,
+        config=config,
         transforms=(("slow_head", ()),),
-        plugins=("slow_head",),
     )
     spill = tmp_path / "state"
     seen: list[tuple[int, int]] = []  # (finished, files waiting) at each heartbeat

@@ -18,7 +18,6 @@ from ..config import BuildConfig
 from ..errors import ConfigError
 from ..loaders import Source, open_source
 from ..media.files import atomic_write
-from ..media.inputs import InputLimits
 from ..model import Sample, SampleProblem
 from ..models import ClientOptions, ModelClient, merge_stats, parse_spec, public_spec
 from ..models.probe import probe_model
@@ -102,22 +101,17 @@ def plan_job(config: BuildConfig) -> tuple[JobSpec, list[dict[str, Any]]]:
             )
     except (RegistryError, ParamError) as exc:
         raise ConfigError(str(exc)) from None
+    resolved = dataclasses.replace(
+        config,
+        out=str(Path(config.out).resolve()),
+        ocr_cache=str(Path(config.ocr_cache).resolve()) if config.ocr_cache else None,
+    )
     job = JobSpec(
-        out_dir=str(Path(config.out).resolve()),
-        seed=config.seed,
+        config=resolved,
         transforms=tuple(specs),
-        plugins=tuple(config.plugins),
-        routing=config.routing,
-        limits=InputLimits(max_pixels=config.max_pixels, dpi=config.dpi),
-        llm=config.llm,
         model_options=model_options(config) if config.llm or config.blind_gate else None,
         terminal=terminal,
         qc=qc_spec(config),
-        context=config.context,
-        answer_changed=config.answer_changed,
-        blind_gate=config.blind_gate,
-        blind_policy=config.blind_policy,
-        ocr_cache=str(Path(config.ocr_cache).resolve()) if config.ocr_cache else None,
         **questions_from_readings(config),
     )
     for spec in (config.llm, config.blind_gate):

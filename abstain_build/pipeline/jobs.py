@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..evidence.context import DEFAULT_CONTEXT
+from ..config import BuildConfig
 from ..media.inputs import InputLimits
 from ..model import Sample, SampleProblem
 from ..models import ClientOptions
@@ -20,47 +20,43 @@ from ..transforms.registry import get_registry
 
 @dataclass(frozen=True)
 class JobSpec:
-    """What every worker needs to know about the run (picklable)."""
+    """What every worker needs to know about the run (picklable): the build's settings as
+    given (:class:`..config.BuildConfig`, its paths made absolute), and what the parent
+    resolved from them before anything was written. A new setting is a field of
+    :class:`..config.BuildConfig` (and its option of ``transform``), nothing here: workers
+    read it from :attr:`config`."""
 
-    out_dir: str
-    seed: int
+    config: BuildConfig
     transforms: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]  # (name, params) in order
-    plugins: tuple[str, ...] = ()
-    routing: str = "none"
-    limits: InputLimits = field(default_factory=InputLimits)
-    #: The rewrite model's spec (LLM mode) and how its client behaves; None: offline.
-    llm: str | None = None
+    #: How the model clients (rewrite model, blind check) behave; None: offline.
     model_options: ClientOptions | None = None
     #: Routing: the terminal fallbacks that end a document sample's chain (also in
     #: ``transforms``, so workers can run them).
     terminal: tuple[str, ...] = ()
     #: How items are verified (judges, self-check); None: structural checks only.
     qc: QcSpec | None = None
-    #: What a model is meant to see of a document: "document" (the whole PDF) or "pages".
-    context: str = DEFAULT_CONTEXT
-    #: Keep an edit that printed a new answer as an answer-changed item (SPEC 7); False:
-    #: drop it and go on to the next transform, as for any item that is not unanswerable.
-    answer_changed: bool = True
-    #: The blind check's model spec (text only); None: the offline cues.
-    blind_gate: str | None = None
-    #: What a knowledge-recoverable (or contested) sample gets: "rewrite", "skip" or
-    #: "record".
-    blind_policy: str = "rewrite"
     #: Sources blind readers answered from recall (:mod:`..validity.recall`): id -> readers.
     recalled: tuple[tuple[str, int], ...] = ()
     #: Sources blind readers answered with another answer than the gold: id -> readers.
     contested: tuple[tuple[str, int], ...] = ()
     #: Documents blind readers remembered (golds given from memory): file name -> readers.
     recalled_documents: tuple[tuple[str, int], ...] = ()
-    #: The OCR and page-reading cache folder; None: ``OUT/state/ocr``.
-    ocr_cache: str | None = None
+
+    @property
+    def out_dir(self) -> str:
+        return self.config.out
+
+    @property
+    def limits(self) -> InputLimits:
+        return InputLimits(max_pixels=self.config.max_pixels, dpi=self.config.dpi)
 
     @property
     def ocr_cache_dir(self) -> Path:
-        return Path(self.ocr_cache) if self.ocr_cache else Path(self.out_dir) / "state" / "ocr"
+        cache = self.config.ocr_cache
+        return Path(cache) if cache else Path(self.config.out) / "state" / "ocr"
 
     def build_transforms(self) -> list[Transform]:
-        registry = get_registry(self.plugins)
+        registry = get_registry(tuple(self.config.plugins))
         return [registry.get(name)(**dict(params)) for name, params in self.transforms]
 
 

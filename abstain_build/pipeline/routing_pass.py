@@ -92,7 +92,7 @@ def validity_bar(job: JobSpec) -> ClearsBar | None:
     policy = job.qc.validity if job.qc is not None else None
     if policy is None or not policy.applied:
         return None
-    return clears_bar(policy, job.build_transforms(), job.llm is not None)
+    return clears_bar(policy, job.build_transforms(), job.config.llm is not None)
 
 
 def family_distribution(decisions: Iterable[RouteDecision]) -> dict[str, Any]:

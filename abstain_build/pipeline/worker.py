@@ -48,10 +48,11 @@ class SampleProcessor:
         # Workers of one run, a resumed run and the builds given one --ocr-cache share OCR
         # results: no page is read twice.
         configure_ocr_cache(job.ocr_cache_dir)
-        self.llm = ModelClient(job.llm, job.model_options) if job.llm else None
-        blind_client = ModelClient(job.blind_gate, job.model_options) if job.blind_gate else None
+        self.llm = ModelClient(job.config.llm, job.model_options) if job.config.llm else None
+        blind_gate = job.config.blind_gate
+        blind_client = ModelClient(blind_gate, job.model_options) if blind_gate else None
         self.blind = BlindGate(
-            job.blind_policy,
+            job.config.blind_policy,
             blind_client,
             dict(job.recalled),
             dict(job.contested),
@@ -142,7 +143,7 @@ class SampleProcessor:
             control = self._write_control(sample, inputs)
             emap = evidence_map(sample, inputs) if sample.document is not None else None
             outcome.records.append(
-                control_record(sample, control, self.job.context, emap, outcome.blind)
+                control_record(sample, control, self.job.config.context, emap, outcome.blind)
             )
             outcome.seconds["original"] = time.perf_counter() - started
         except SampleError as error:
@@ -173,7 +174,7 @@ class SampleProcessor:
         """``--no-routing``: every requested transform that fits emits an item (unless QC
         rejects it: a rejected item is counted, not written). A question answerable without
         its evidence gets no evidence edit (blind check, unless its policy is "record")."""
-        selection = select_transforms(sample, self.transforms, self.job.routing)
+        selection = select_transforms(sample, self.transforms, self.job.config.routing)
         if verdict.rules_out_evidence_edits and self.blind.decides:
             for transform in [t for t in selection.candidates if removes_evidence(t)]:
                 selection.candidates.remove(transform)
@@ -344,7 +345,7 @@ class SampleProcessor:
     ) -> str:
         """Keep an item whose edit printed a new answer as an answer-changed item (at most
         one per sample). Returns why it was not kept, or "" when it was."""
-        if not self.job.answer_changed:
+        if not self.job.config.answer_changed:
             return (
                 f"the answer now reads {output.plan.new_answer}: a new answer, not none"
                 " (answer-changed items are off)"
@@ -383,10 +384,10 @@ class SampleProcessor:
                 transform,
                 sample,
                 inputs,
-                self.job.seed,
+                self.job.config.seed,
                 llm=self.llm,
-                context=self.job.context,
-                before_apply=left_whole_gate(transform, sample, inputs, self.job.context),
+                context=self.job.config.context,
+                before_apply=left_whole_gate(transform, sample, inputs, self.job.config.context),
             )
         except NotApplicable as reason:
             return None, Failure("not_applicable", stage, str(reason))
@@ -404,7 +405,7 @@ class SampleProcessor:
             detail = "; ".join(f"{c['name']} {c['detail']}".strip() for c in failed)
             return None, Failure("qc", "qc", f"structural check failed: {detail}")
         try:
-            gate = reread(transform, sample, inputs, output, self.job.context)
+            gate = reread(transform, sample, inputs, output, self.job.config.context)
         except SampleError as error:
             return None, Failure("error", "reread", error.reason)
         except Exception as exc:
@@ -465,7 +466,7 @@ class SampleProcessor:
             routing=routing,
             preliminary=output.qc,
             verification=verification,
-            context=self.job.context,
+            context=self.job.config.context,
             evidence=evidence_block(emap, output.gate),
             new_answer=output.plan.new_answer,
             blind=self.blind.check(sample).to_json(),

@@ -108,15 +108,6 @@ class RoutedSample:
         return self.sample.source
 
 
-@dataclass(frozen=True)
-class Failure:
-    """Why one transform gave the sample no counterpart: declined, failed or rejected."""
-
-    kind: str  # "not_applicable", "error", "qc"
-    stage: str
-    reason: str
-
-
 def outcome_for_problem(problem: SampleProblem) -> SampleOutcome:
     """A loader problem: a skip (already unanswerable) or an error record."""
     if problem.skip:

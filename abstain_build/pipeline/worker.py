@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +29,27 @@ from ..routing.route import NOT_ROUTED, RouteDecision, SampleScores, score_sampl
 from ..schema import ANSWER_CHANGED
 from ..textregions.ocr import configure_ocr_cache
 from ..transforms.base import NotApplicable, Transform
+from . import fates
 from .apply import LeftWhole, TransformOutput, left_whole_gate, reread, run_transform
 from .assets import AssetStore
-from .jobs import Failure, JobSpec, RoutedSample, SampleOutcome
+from .fates import Fate
+from .jobs import JobSpec, RoutedSample, SampleOutcome
 from .prefetch import prefetch_rewrites
 from .records import ControlAssets, control_record, evidence_block, perturbed_record
 
 #: QC rejections after the first before a routed sample is given up (the method's 5).
 MAX_QC_RETRIES = 5
+
+
+@dataclass
+class ChainRun:
+    """What a chain run left: the routing record's attempts, the items QC rejected, and
+    whether an item was written."""
+
+    attempts: list[dict[str, str]] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+    shipped: bool = False
+    routed: bool = True
 
 
 class SampleProcessor:
@@ -171,9 +186,10 @@ class SampleProcessor:
         outcome: SampleOutcome,
         verdict: BlindVerdict,
     ) -> None:
-        """``--no-routing``: every requested transform that fits emits an item (unless QC
-        rejects it: a rejected item is counted, not written). A question answerable without
-        its evidence gets no evidence edit (blind check, unless its policy is "record")."""
+        """``--no-routing``: the chain runner over every requested transform that fits, each
+        reported on its own (a rejected item is counted, not written). A question
+        answerable without its evidence gets no evidence edit (blind check, unless its
+        policy is "record")."""
         selection = select_transforms(sample, self.transforms, self.job.config.routing)
         if verdict.rules_out_evidence_edits and self.blind.decides:
             for transform in [t for t in selection.candidates if removes_evidence(t)]:
@@ -183,29 +199,15 @@ class SampleProcessor:
         outcome.not_applicable.update(selection.not_applicable)
         if self.llm is not None:
             _prefetch(selection.candidates, sample, inputs, self.llm)
-        for transform in selection.candidates:
-            output, failure = self._attempt(transform, sample, inputs, outcome)
-            if output is None:
-                if failure.kind in ("not_applicable", "leak"):
-                    outcome.not_applicable[transform.name] = failure.reason
-                else:
-                    outcome.problems.append(
-                        _problem(sample, failure.stage, failure.reason, transform.name)
-                    )
-                continue
-            if output.plan.new_answer is not None:
-                reason = self._answer_changed(
-                    sample, inputs, control, output, selection.record(), outcome
-                )
-                if reason:
-                    outcome.not_applicable[transform.name] = reason
-                continue
-            verification = self._verify(transform, sample, inputs, output, outcome)
-            if verification is not None and verification.rejected:
-                continue
-            qc = None if verification is None else verification.to_json()
-            record = self._write_perturbed(sample, inputs, control, output, selection.record(), qc)
-            outcome.records.append(record)
+        self.run_chain(
+            selection.candidates,
+            sample,
+            inputs,
+            control,
+            outcome,
+            lambda _: selection.record(),
+            every=True,
+        )
 
     def _routed(
         self,
@@ -238,82 +240,135 @@ class SampleProcessor:
         chain = self._measured_first([self.by_name[n] for n in names if n in self.by_name], kind)
         if self.llm is not None:
             _prefetch(chain[:1], sample, inputs, self.llm)
-        attempts: list[dict[str, str]] = []
-        rejected: list[dict[str, Any]] = []
-        #: The first item the validity policy held back: written (flagged) only when no
-        #: transform whose measured validity clears the bar gives an accepted one.
-        held: tuple[TransformOutput, QcResult] | None = None
-        for transform in chain:
-            if len(rejected) > MAX_QC_RETRIES:
-                break
-            if held is not None and not self._clears(transform, kind):
-                continue  # another unmeasured item would be held back too
-            output, failure = self._attempt(transform, sample, inputs, outcome)
-            if output is None:
-                attempts.append({"transform": transform.name, "reason": failure.reason})
-                if failure.kind == "not_applicable":
-                    outcome.not_applicable[transform.name] = failure.reason
-                continue
-            if output.plan.new_answer is not None:
-                reason = self._answer_changed(
-                    sample, inputs, control, output, decision.record(attempts), outcome
-                )
-                attempts.append(
-                    {
-                        "transform": transform.name,
-                        "reason": reason
-                        or "the answer changed, not gone: kept as an answer-changed item",
-                    }
-                )
-                continue
-            verification = self._verify(transform, sample, inputs, output, outcome)
-            if verification is not None and verification.rejected:
-                reason = f"rejected by QC: {verification.reason()}"
-                attempts.append({"transform": transform.name, "reason": reason})
-                rejected.append(
-                    {
-                        "transform": transform.name,
-                        "reason": verification.reason(),
-                        "judges": [v.to_json() for v in verification.verdicts],
-                    }
-                )
-                continue
-            if verification is not None and verification.held:
-                attempts.append({"transform": transform.name, "reason": verification.reason()})
-                held = held or (output, verification)
-                continue
-            qc = None
-            if verification is not None:
-                qc = dict(verification.to_json(), rejected=rejected)
-            record = self._write_perturbed(
-                sample, inputs, control, output, decision.record(attempts), qc
-            )
-            outcome.records.append(record)
+        ran = self.run_chain(chain, sample, inputs, control, outcome, decision.record, kind=kind)
+        if ran.shipped:
             return
-        if held is not None:
-            output, verification = held
-            qc = dict(verification.to_json(), rejected=rejected)
-            outcome.records.append(
-                self._write_perturbed(
-                    sample, inputs, control, output, decision.record(attempts), qc
-                )
-            )
-            return
-        tried = "; ".join(f"{a['transform']}: {a['reason']}" for a in attempts)
+        tried = "; ".join(f"{a['transform']}: {a['reason']}" for a in ran.attempts)
         if gated:
             # Evidence edits were ruled out and no question rewrite applies: a source the
             # benchmark cannot use, not a failure.
             outcome.not_applicable["blind"] = f"{verdict.reason()}; no question rewrite applies"
             return
-        if rejected:
+        if ran.rejected:
             # QC doing its job (the method drops about 15%), not a failure of the run.
             outcome.not_applicable["qc"] = (
-                f"given up: QC rejected {len(rejected)} item(s) and no other transform was left"
+                f"given up: QC rejected {len(ran.rejected)} item(s) and no other transform was left"
             )
             return
         outcome.problems.append(
             _problem(sample, "routing", f"no transform of the chain gave an item ({tried})")
         )
+
+    def run_chain(
+        self,
+        chain: list[Transform],
+        sample: Sample,
+        inputs: SampleInputs,
+        control: ControlAssets,
+        outcome: SampleOutcome,
+        routing: Callable[[list[dict[str, str]]], dict[str, Any]],
+        *,
+        every: bool = False,
+        kind: str = "",
+    ) -> ChainRun:
+        """Try ``chain`` in order, each transform's :meth:`fate` decided in one place.
+
+        Routed (``every`` False): the first accepted item ends the chain; up to
+        :data:`MAX_QC_RETRIES` rejections after the first; an item the validity policy
+        holds back is written (flagged) only when no transform that clears the bar gives
+        an accepted one. ``--no-routing`` (``every``): every transform's item is written,
+        held back ones flagged, and each fate without one is reported on its own.
+        ``routing`` gives the routing record from the attempts so far."""
+        ran = ChainRun(routed=not every)
+        #: The first item the validity policy held back (routed only).
+        held: Fate | None = None
+        for transform in chain:
+            if not every and len(ran.rejected) > MAX_QC_RETRIES:
+                break
+            if held is not None and not self._clears(transform, kind):
+                continue  # another unmeasured item would be held back too
+            fate = self.fate(transform, sample, inputs, control, outcome, routing(ran.attempts))
+            if fate.kind == fates.ACCEPTED or (every and fate.ships):
+                self._ship(fate, sample, inputs, control, outcome, routing(ran.attempts), ran)
+                if not every:
+                    return ran
+                continue
+            ran.attempts.append(fate.attempt())
+            if fate.kind == fates.REJECTED:
+                verdicts = fate.verification.verdicts if fate.verification is not None else []
+                ran.rejected.append(
+                    {
+                        "transform": transform.name,
+                        "reason": fate.reason,
+                        "judges": [v.to_json() for v in verdicts],
+                    }
+                )
+            elif fate.kind == fates.HELD:
+                held = held or fate
+            elif fate.kind == fates.NOT_APPLICABLE or (
+                every and fate.kind in (fates.LEAK, fates.CHANGED_DROPPED)
+            ):
+                outcome.not_applicable[transform.name] = fate.reason
+            elif every and fate.kind in (fates.ERROR, fates.STRUCTURAL):
+                outcome.problems.append(_problem(sample, fate.stage, fate.reason, transform.name))
+        if held is not None:
+            self._ship(held, sample, inputs, control, outcome, routing(ran.attempts), ran)
+        return ran
+
+    def _ship(
+        self,
+        fate: Fate,
+        sample: Sample,
+        inputs: SampleInputs,
+        control: ControlAssets,
+        outcome: SampleOutcome,
+        routing: dict[str, Any],
+        ran: ChainRun,
+    ) -> None:
+        """Write ``fate``'s item; a routed one's QC block names the items QC rejected on the
+        way."""
+        assert fate.output is not None
+        qc = None if fate.verification is None else fate.verification.to_json()
+        if qc is not None and ran.routed:
+            qc = dict(qc, rejected=ran.rejected)
+        outcome.records.append(
+            self._write_perturbed(sample, inputs, control, fate.output, routing, qc)
+        )
+        ran.shipped = True
+
+    def fate(
+        self,
+        transform: Transform,
+        sample: Sample,
+        inputs: SampleInputs,
+        control: ControlAssets,
+        outcome: SampleOutcome,
+        routing: dict[str, Any],
+    ) -> Fate:
+        """What becomes of ``transform`` on this sample (:mod:`.fates`): declined, failed or
+        caught by the re-read gate; an answer-changed item (written here, at most one per
+        sample); rejected or held back by QC; or accepted. ``routing``: the record an
+        answer-changed item is written with."""
+        fate = self._attempt(transform, sample, inputs, outcome)
+        output = fate.output
+        if output is None:
+            return fate
+        if output.plan.new_answer is not None:
+            reason = self._answer_changed(sample, inputs, control, output, routing, outcome)
+            return Fate(
+                transform.name,
+                fates.CHANGED_DROPPED if reason else fates.CHANGED_KEPT,
+                reason,
+                output=output,
+            )
+        verification = self._verify(transform, sample, inputs, output, outcome)
+        if verification is not None and verification.rejected:
+            return Fate(
+                transform.name, fates.REJECTED, verification.reason(), "", output, verification
+            )
+        if verification is not None and verification.held:
+            return Fate(transform.name, fates.HELD, verification.reason(), "", output, verification)
+        return Fate(transform.name, fates.ACCEPTED, output=output, verification=verification)
 
     def _clears(self, transform: Transform, kind: str) -> bool:
         """Whether ``transform``'s measured validity clears the run's bar for a question of
@@ -374,10 +429,12 @@ class SampleProcessor:
 
     def _attempt(
         self, transform: Transform, sample: Sample, inputs: SampleInputs, outcome: SampleOutcome
-    ) -> tuple[TransformOutput | None, Failure]:
-        """One transform on one sample: its output, or why there is none (not applicable,
-        an error, a failed structural check, or the answer still stated)."""
-        stage = f"transform:{transform.name}"
+    ) -> Fate:
+        """One transform on one sample: its output (an ``accepted`` fate until QC says
+        otherwise), or why there is none (not applicable, an error, a failed structural
+        check, or the answer still stated)."""
+        name = transform.name
+        stage = f"transform:{name}"
         started = time.perf_counter()
         try:
             output = run_transform(
@@ -390,33 +447,33 @@ class SampleProcessor:
                 before_apply=left_whole_gate(transform, sample, inputs, self.job.config.context),
             )
         except NotApplicable as reason:
-            return None, Failure("not_applicable", stage, str(reason))
+            return Fate(name, fates.NOT_APPLICABLE, str(reason), stage)
         except LeftWhole as left:
             outcome.gate.append([transform.name, "failed"])
-            return None, Failure("leak", "reread", f"re-read gate: {left.gate.reason()}")
+            return Fate(name, fates.LEAK, f"re-read gate: {left.gate.reason()}", "reread")
         except SampleError as error:
-            return None, Failure("error", stage, error.reason)
+            return Fate(name, fates.ERROR, error.reason, stage)
         except Exception as exc:  # one transform's bug is one sample's error record
             raise_if_environmental(exc)
-            return None, Failure("error", stage, _describe(exc))
+            return Fate(name, fates.ERROR, _describe(exc), stage)
         outcome.seconds[transform.name] = output.seconds
         if not output.qc["passed"]:
             failed = [c for c in output.qc["checks"] if not c["passed"]]
             detail = "; ".join(f"{c['name']} {c['detail']}".strip() for c in failed)
-            return None, Failure("qc", "qc", f"structural check failed: {detail}")
+            return Fate(name, fates.STRUCTURAL, f"structural check failed: {detail}", "qc")
         try:
             gate = reread(transform, sample, inputs, output, self.job.config.context)
         except SampleError as error:
-            return None, Failure("error", "reread", error.reason)
+            return Fate(name, fates.ERROR, error.reason, "reread")
         except Exception as exc:
             raise_if_environmental(exc)
-            return None, Failure("error", "reread", _describe(exc))
+            return Fate(name, fates.ERROR, _describe(exc), "reread")
         outcome.seconds[transform.name] = time.perf_counter() - started
         if gate is not None and gate.policy != QUESTION:  # a rewrite's evidence is not read
             outcome.gate.append([transform.name, "passed" if gate.passed else "failed"])
             if not gate.passed:
-                return None, Failure("leak", "reread", f"re-read gate: {gate.reason()}")
-        return output, Failure("", "", "")
+                return Fate(name, fates.LEAK, f"re-read gate: {gate.reason()}", "reread")
+        return Fate(name, fates.ACCEPTED, output=output)
 
     def _write_control(self, sample: Sample, inputs: SampleInputs) -> ControlAssets:
         if sample.document is not None:

@@ -7,6 +7,7 @@ that produced it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
@@ -178,6 +179,22 @@ class Edits:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Edits:
+        """The edits a record names (:meth:`to_json`), boxes as tuples again."""
+
+        def box(value: Any) -> tuple[float, float, float, float] | None:
+            return None if value is None else tuple(value)  # type: ignore[return-value]
+
+        return cls(
+            regions=[Region(**{**r, "bbox": box(r["bbox"])}) for r in data.get("regions") or ()],
+            tokens=[
+                TokenEdit(**{**t, "bbox": box(t.get("bbox"))}) for t in data.get("tokens") or ()
+            ],
+            pages_hidden=list(data.get("pages_hidden") or ()),
+            pages_cropped=[PageCrop(**c) for c in data.get("pages_cropped") or ()],
+        )
+
 
 @dataclass
 class GateScore:
@@ -227,11 +244,37 @@ class Plan:
     question: str | None = None  # rewritten question, for question transforms
     notes: list[str] = field(default_factory=list)  # human-readable decisions
     mode: str = "rule"  # "rule" (deterministic kernel), "template", "llm"
-    extra: dict[str, Any] = field(default_factory=dict)  # transform-private, not recorded
+    #: Planning's scratch, private to the transform and not recorded: ``apply`` never reads
+    #: it (what apply needs is in ``params``, ``edits`` and ``replay``).
+    extra: dict[str, Any] = field(default_factory=dict)
     rewrite: RewriteInfo = field(default_factory=RewriteInfo)
     #: Set when the edit replaced the answer by one clean value: the item is then
     #: answerable with this gold (an answer-changed item, SPEC 7), not a counterpart.
     new_answer: str | None = None
+    #: What ``apply`` reads beyond ``params`` and ``edits`` (the text edits of a page, the
+    #: rules between merged columns), as JSON values: recorded as ``transform.replay``, so
+    #: that the record alone re-applies the item (``abstain-build replay``).
+    replay: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_record(cls, transform: Mapping[str, Any], question: str | None = None) -> Plan:
+        """The plan a record's ``transform`` block (as written in data.jsonl: ``params`` and
+        ``replay`` as JSON text) describes, with the item's ``question`` for a rewrite."""
+
+        def loaded(value: Any) -> dict[str, Any]:
+            if isinstance(value, str):
+                return json.loads(value) if value else {}
+            return dict(value or {})
+
+        return cls(
+            params=loaded(transform.get("params")),
+            edits=Edits.from_json(transform.get("edits") or {}),
+            intensity=float(transform.get("intensity") or 0.0),
+            question=question if transform.get("target") == "question" else None,
+            notes=list(transform.get("notes") or ()),
+            mode=str(transform.get("mode") or "rule"),
+            replay=loaded(transform.get("replay")),
+        )
 
 
 @dataclass
@@ -252,6 +295,8 @@ class PerturbationRecord:
     intensity: float
     notes: list[str]
     rewrite: RewriteInfo = field(default_factory=RewriteInfo)
+    #: :attr:`Plan.replay`.
+    replay: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

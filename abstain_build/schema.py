@@ -130,6 +130,7 @@ RECORD: dict[str, Any] = {
                 "output_tokens": "int64",
             },
         },
+        "replay": "string",  # JSON text: what apply reads beyond params and edits
     },
     "routing": {
         "mode": "string",

@@ -8,6 +8,7 @@ COMMANDS = (
     "transform",
     "preview",
     "qc",
+    "replay",
     "predict",
     "export",
     "audit",

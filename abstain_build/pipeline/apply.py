@@ -107,7 +107,26 @@ def run_transform(
         intensity=plan.intensity,
         notes=plan.notes,
         rewrite=plan.rewrite,
+        replay=plan.replay,
     )
+    output = apply_plan(transform, sample, inputs, plan, record, before_apply)
+    output.qc = structural_checks(
+        transform, sample, inputs, output.question, output.images, output.pages, output.pdf
+    )
+    output.seconds = time.perf_counter() - started
+    return output
+
+
+def apply_plan(
+    transform: Transform,
+    sample: Sample,
+    inputs: SampleInputs,
+    plan: Plan,
+    record: PerturbationRecord,
+    before_apply: Callable[[PerturbationRecord], None] | None = None,
+) -> TransformOutput:
+    """Apply ``plan`` to the sample: the question, images and PDF the item ships. The same
+    for a plan just made and for one read back from its record (:mod:`.replay`)."""
     output = TransformOutput(question=sample.question, record=record, plan=plan)
     limits = inputs.limits
     if isinstance(transform, ImageTransform):
@@ -140,10 +159,6 @@ def run_transform(
         output.question = plan.question
     else:  # pragma: no cover - registration only admits the three kinds
         raise TypeError(f"{transform.name}: unknown transform kind")
-    output.qc = structural_checks(
-        transform, sample, inputs, output.question, output.images, output.pages, output.pdf
-    )
-    output.seconds = time.perf_counter() - started
     return output
 
 

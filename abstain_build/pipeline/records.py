@@ -86,7 +86,11 @@ def _record(
         "evidence_pages": list(sample.evidence_pages),
         "transform": None
         if transform is None
-        else dict(transform, params=json_text(transform["params"])),
+        else dict(
+            transform,
+            params=json_text(transform["params"]),
+            replay=json_text(transform.get("replay") or {}),
+        ),
         "routing": routing,
         "blind": blind,
         "evidence": evidence,

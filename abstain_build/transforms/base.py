@@ -244,11 +244,10 @@ class ImageTransform(Transform):
             edits=edits,
             intensity=float(np.mean(intensities)) if intensities else 0.0,
             notes=notes,
-            extra={"per_image": per_image},
         )
 
     def apply(self, images: list[np.ndarray], plan: Plan) -> list[np.ndarray]:
-        per_image = plan.extra.get("per_image") or [{} for _ in images]
+        per_image = plan.params.get("per_image") or [{} for _ in images]
         return [
             self.apply_image(image, {**self.config, **image_params})
             for image, image_params in zip(images, per_image, strict=True)

@@ -9,6 +9,8 @@ numbers to erase, and record every edit. Applying replays the recorded edits thr
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pymupdf
 
@@ -280,14 +282,23 @@ class NumericPageTransform(EvidencePageTransform):
     no_numbers_note = "no numbers"
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
-        for number, (source, edits) in sorted(plan.extra["page_edits"].items()):
+        for number, page_edits in sorted_pages(plan.replay["page_edits"]):
             page = document[number - 1]
             normalise_rotation(page)
-            apply_text_edits(page, edits, source)
+            edits = [TextEdit.from_json(edit) for edit in page_edits["edits"]]
+            apply_text_edits(page, edits, page_edits["source"])
 
     @staticmethod
     def add_page_edits(plan: Plan, number: int, source: str, edits: list[TextEdit]) -> None:
-        plan.extra.setdefault("page_edits", {})[number] = (source, edits)
+        """Record page ``number``'s text edits (read from ``source``) for :meth:`apply`."""
+        recorded = {"source": source, "edits": [edit.to_json() for edit in edits]}
+        plan.replay.setdefault("page_edits", {})[str(number)] = recorded
+
+
+def sorted_pages(by_page: dict[str, Any]) -> list[tuple[int, Any]]:
+    """A plan's per-page record (keyed by the page number as text, as JSON keys are) in
+    page order."""
+    return sorted((int(number), value) for number, value in by_page.items())
 
 
 def overlaps_any(box: tuple[float, ...], others: list[tuple[float, ...]]) -> bool:

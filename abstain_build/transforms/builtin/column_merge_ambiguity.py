@@ -14,7 +14,7 @@ from ..base import TransformContext
 from ..functional.column_rules import removable_rules, remove_rules
 from ..functional.pdf_edit import normalise_rotation
 from ..functional.text_edits import TextEdit
-from ..numeric_pages import NumericPageTransform, rounded
+from ..numeric_pages import NumericPageTransform, rounded, sorted_pages
 from ..params import Param
 from ..registry import register_transform
 
@@ -119,7 +119,7 @@ class ColumnMergeAmbiguity(NumericPageTransform):
         if isinstance(rules, str):
             plan.notes.append(f"page {number}: {rules}")
             return 0.0
-        plan.extra.setdefault("rules", {})[number] = [tuple(r) for r in rules]
+        plan.replay.setdefault("rules", {})[str(number)] = [list(r) for r in rules]
         separator = self.config["separator"]
         band = (
             min(table.columns[j][0] for j in span),
@@ -187,8 +187,8 @@ class ColumnMergeAmbiguity(NumericPageTransform):
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
         """The rules between the merged columns go first, then the values are rewritten."""
-        for number, strips in sorted(plan.extra.get("rules", {}).items()):
+        for number, strips in sorted_pages(plan.replay.get("rules", {})):
             page = document[number - 1]
             normalise_rotation(page)
-            remove_rules(page, strips)
+            remove_rules(page, [tuple(strip) for strip in strips])
         super().apply(document, plan)

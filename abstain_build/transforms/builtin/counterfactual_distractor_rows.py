@@ -28,7 +28,7 @@ from ..functional.row_insert import (
     plan_block,
 )
 from ..functional.text_edits import TextEdit
-from ..numeric_pages import NumericPageTransform, rounded
+from ..numeric_pages import NumericPageTransform, rounded, sorted_pages
 from ..params import Param
 from ..registry import register_transform
 
@@ -305,10 +305,12 @@ class CounterfactualDistractorRows(NumericPageTransform):
             f"page {number} ({source}, {table.detector} table {table.n_rows}x{table.n_cols}):"
             f" false row under row {row + 1} ({table.row_label(row)!r}); rows below {how}"
         )
-        plan.extra.setdefault("inserts", {})[number] = (source, insert)
+        recorded = {"source": source, "insert": insert.to_json()}
+        plan.replay.setdefault("inserts", {})[str(number)] = recorded
 
     def apply(self, document: pymupdf.Document, plan: Plan) -> None:
-        for number, (source, insert) in sorted(plan.extra["inserts"].items()):
+        for number, recorded in sorted_pages(plan.replay["inserts"]):
+            source, insert = recorded["source"], RowInsert.from_json(recorded["insert"])
             page = document[number - 1]
             normalise_rotation(page)
             if source == "text_layer":

@@ -19,8 +19,9 @@ the table moves and the table stays within the page.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pymupdf
@@ -65,6 +66,24 @@ class RowInsert:
     pitch: float
     room: float
     cells: tuple[TextEdit, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON values, for the plan's record (:attr:`...model.Plan.replay`)."""
+        return {
+            "block": list(self.block),
+            "pitch": self.pitch,
+            "room": self.room,
+            "cells": [cell.to_json() for cell in self.cells],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RowInsert:
+        return cls(
+            tuple(data["block"]),  # type: ignore[arg-type]
+            data["pitch"],
+            data["room"],
+            tuple(TextEdit.from_json(cell) for cell in data["cells"]),
+        )
 
     @property
     def squeeze(self) -> float:

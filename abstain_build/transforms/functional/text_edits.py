@@ -18,8 +18,9 @@ wider than the old text) rather than overprinting its neighbours.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import pymupdf
@@ -62,6 +63,22 @@ class TextEdit:
     growth: float = MAX_GROWTH
     like: str = ""
     context: tuple[tuple[str, tuple[float, float, float, float]], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON values, for the plan's record (:attr:`..model.Plan.replay`)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TextEdit:
+        style = data.get("style_rect")
+        return cls(
+            **{
+                **data,
+                "rect": tuple(data["rect"]),
+                "style_rect": None if style is None else tuple(style),
+                "context": tuple((text, tuple(box)) for text, box in data.get("context") or ()),
+            }
+        )
 
 
 @dataclass(frozen=True)

@@ -41,13 +41,9 @@ def ink_mask(rgb: np.ndarray, background: np.ndarray | None = None) -> np.ndarra
     return diff > INK_DELTA
 
 
-def gray(rgb: np.ndarray) -> np.ndarray:
-    return luma(rgb)
-
-
 def edge_mask(rgb: np.ndarray) -> np.ndarray:
     """Pixels with a strong horizontal or vertical step in brightness."""
-    g = gray(rgb)
+    g = luma(rgb)
     out = np.zeros(g.shape, dtype=bool)
     out[:, 1:] |= np.abs(np.diff(g, axis=1)) > EDGE_DELTA
     out[1:, :] |= np.abs(np.diff(g, axis=0)) > EDGE_DELTA
@@ -56,7 +52,7 @@ def edge_mask(rgb: np.ndarray) -> np.ndarray:
 
 def edge_energy(rgb: np.ndarray) -> float:
     """Mean absolute brightness step between neighbours: high for sharp text and lines."""
-    g = gray(rgb)
+    g = luma(rgb)
     if g.shape[0] < 2 or g.shape[1] < 2:
         return 0.0
     return float(np.abs(np.diff(g, axis=1)).mean() + np.abs(np.diff(g, axis=0)).mean())
@@ -80,9 +76,15 @@ def erode(mask: np.ndarray, steps: int = 1) -> np.ndarray:
 
 
 def dilate(mask: np.ndarray, steps: int = 1) -> np.ndarray:
-    """3 x 3 binary dilation, ``steps`` times."""
+    """3 x 3 binary dilation, ``steps`` times (pixels beyond the border count as unset):
+    a row pass, then a column pass."""
     for _ in range(steps):
-        mask = _shift_all(mask, np.logical_or, False)
+        rows = mask.copy()
+        rows[1:, :] |= mask[:-1, :]
+        rows[:-1, :] |= mask[1:, :]
+        mask = rows.copy()
+        mask[:, 1:] |= rows[:, :-1]
+        mask[:, :-1] |= rows[:, 1:]
     return mask
 
 

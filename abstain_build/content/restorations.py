@@ -21,6 +21,7 @@ from PIL import Image, ImageFilter
 
 from ..media.images import luma
 from ..textregions.ocr import prepare_pixels
+from .raster import dilate
 
 #: Smallest brightness step (0-255) between neighbouring pixels that counts as an edge.
 #: Text and chart strokes step by 100-255; JPEG noise and anti-aliasing stay under 30.
@@ -166,17 +167,6 @@ def edges(image: np.ndarray) -> np.ndarray:
     out[:, :-1] |= np.abs(np.diff(values, axis=1)) >= EDGE_STEP
     out[:-1, :] |= np.abs(np.diff(values, axis=0)) >= EDGE_STEP
     return out
-
-
-def dilate(mask: np.ndarray) -> np.ndarray:
-    """3 x 3 dilation: an edge that moved by one pixel still matches."""
-    out = mask.copy()
-    out[1:, :] |= mask[:-1, :]
-    out[:-1, :] |= mask[1:, :]
-    grown = out.copy()
-    grown[:, 1:] |= out[:, :-1]
-    grown[:, :-1] |= out[:, 1:]
-    return grown
 
 
 #: A word's glyphs survive when the perturbed pixels of its box correlate with the

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import SampleError
 from ..model import Sample, SampleProblem, SourceInfo
+from .common import load_error
 
 LoadedItem = Sample | SampleProblem
 
@@ -50,9 +51,30 @@ class Source(abc.ABC):
     def count(self) -> int:
         """Number of records, cheaply (for progress and ETA)."""
 
-    @abc.abstractmethod
     def __iter__(self) -> Iterator[LoadedItem]:
-        """Samples and problems, in the source's own order."""
+        """Samples and problems, in the source's own order: a record that cannot be read,
+        one the source marks unanswerable already (skipped), or one :meth:`sample` refuses
+        is a problem, and the rest go on."""
+        for raw in self.records():
+            if raw.error is not None:
+                yield self.problem(raw.sample_id, raw.error, raw.source)
+                continue
+            unanswerable = self.marked_unanswerable(raw.record)
+            if unanswerable:
+                yield self.problem(raw.sample_id, load_error(unanswerable), raw.source, skip=True)
+                continue
+            try:
+                yield self.sample(raw)
+            except SampleError as error:
+                yield self.problem(raw.sample_id, error, raw.source)
+
+    @abc.abstractmethod
+    def sample(self, raw: RawRecord) -> Sample:
+        """The sample a readable record makes; :class:`SampleError` when it makes none."""
+
+    def marked_unanswerable(self, record: dict[str, Any]) -> str | None:
+        """Why the source itself marks ``record`` unanswerable (it is skipped), else None."""
+        return None
 
     @abc.abstractmethod
     def records(self) -> Iterator[RawRecord]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import SampleError
 from ..model import DocumentRef, ImageRef, Sample, SourceInfo
-from .base import LoadedItem, RawRecord, Source
+from .base import RawRecord, Source
 from .common import (
     IdAllocator,
     checked_metadata,
@@ -113,23 +113,13 @@ class JsonLinesSource(Source):
             sample_id = ids(info.source_id or self._wanted_id(record, line_number))
             yield RawRecord(sample_id, info, self.file, record)
 
-    def __iter__(self) -> Iterator[LoadedItem]:
-        for raw in self.records():
-            if raw.error is not None:
-                yield self.problem(raw.sample_id, raw.error, raw.source)
-                continue
-            if str(raw.record.get("answer", "")).strip().lower() in UNANSWERABLE_MARKERS:
-                yield self.problem(
-                    raw.sample_id,
-                    load_error("already unanswerable in the source"),
-                    raw.source,
-                    skip=True,
-                )
-                continue
-            try:
-                yield self._sample(raw.sample_id, raw.record, raw.source)
-            except SampleError as error:
-                yield self.problem(raw.sample_id, error, raw.source)
+    def marked_unanswerable(self, record: dict[str, Any]) -> str | None:
+        if str(record.get("answer", "")).strip().lower() in UNANSWERABLE_MARKERS:
+            return "already unanswerable in the source"
+        return None
+
+    def sample(self, raw: RawRecord) -> Sample:
+        return self._sample(raw.sample_id, raw.record, raw.source)
 
     @abc.abstractmethod
     def _wanted_id(self, record: dict[str, Any], line_number: int) -> str:

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, SampleError
+from ..errors import ConfigError
 from ..model import DocumentRef, Sample, SourceInfo
-from .base import LoadedItem, RawRecord, Source
+from .base import RawRecord, Source
 from .common import (
     IdAllocator,
     checked_metadata,
@@ -83,23 +83,13 @@ class MMLongBenchSource(Source):
             )
             yield RawRecord(sample_id, info, self.samples_file, record)
 
-    def __iter__(self) -> Iterator[LoadedItem]:
-        for raw in self.records():
-            if raw.error is not None:
-                yield self.problem(raw.sample_id, raw.error, raw.source)
-                continue
-            if str(raw.record["answer"]).strip().lower() == NOT_ANSWERABLE:
-                yield self.problem(
-                    raw.sample_id,
-                    load_error("already unanswerable in the source (answer is 'Not answerable')"),
-                    raw.source,
-                    skip=True,
-                )
-                continue
-            try:
-                yield self._sample(raw.sample_id, raw.record, raw.source)
-            except SampleError as error:
-                yield self.problem(raw.sample_id, error, raw.source)
+    def marked_unanswerable(self, record: dict[str, Any]) -> str | None:
+        if str(record["answer"]).strip().lower() == NOT_ANSWERABLE:
+            return "already unanswerable in the source (answer is 'Not answerable')"
+        return None
+
+    def sample(self, raw: RawRecord) -> Sample:
+        return self._sample(raw.sample_id, raw.record, raw.source)
 
     def _sample(self, sample_id: str, record: dict[str, Any], info: SourceInfo) -> Sample:
         question = required_question(record)

@@ -9,9 +9,9 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from ..errors import ConfigError, SampleError
+from ..errors import ConfigError
 from ..model import ImageRef, Sample, SourceInfo
-from .base import LoadedItem, RawRecord, Source
+from .base import RawRecord, Source
 from .common import (
     IdAllocator,
     checked_metadata,
@@ -118,13 +118,9 @@ class MMMUParquetSource(_MMMUBase):
                     )
                     yield RawRecord(ids(wanted), info, file, row)
 
-    def __iter__(self) -> Iterator[LoadedItem]:
-        for raw in self.records():
-            try:
-                images = self._images(raw.record, raw.file.parent)
-                yield self._build(raw.sample_id, raw.record, raw.source, images)
-            except SampleError as error:
-                yield self.problem(raw.sample_id, error, raw.source)
+    def sample(self, raw: RawRecord) -> Sample:
+        images = self._images(raw.record, raw.file.parent)
+        return self._build(raw.sample_id, raw.record, raw.source, images)
 
     def _images(self, row: dict[str, Any], folder: Path) -> list[ImageRef]:
         refs: list[ImageRef] = []

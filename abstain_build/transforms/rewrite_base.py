@@ -16,9 +16,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..model import GateScore, ModelUsage, Plan, RewriteInfo, TokenEdit
+from ..model import MODALITY, GateScore, ModelUsage, Plan, RewriteInfo, TokenEdit
 from ..rewrites.anchored import ImageFacts
-from ..rewrites.offline import Candidate
+from ..rewrites.offline import GENERATORS, OFFLINE_UNAVAILABLE, Candidate
 from ..rewrites.slots import QuestionParts, parse_question
 from .base import NotApplicable, QuestionTransform, TransformContext
 from .params import Param
@@ -274,3 +274,23 @@ class _Trial:
         if not self.tried:
             return "no candidate to try"
         return f"no rewrite passed the gates in {self.tried} attempts: {self.common_failures()}"
+
+
+class OfflineRewrite(RewriteTransform):
+    """A question rewrite of an image item whose offline generator is a template of
+    :mod:`..rewrites.offline` (with ``--llm``, the model writes it)."""
+
+    axis = MODALITY
+    target = "question"
+
+    def candidates(self, ctx: TransformContext) -> list[Candidate]:
+        if self.name in OFFLINE_UNAVAILABLE:
+            return []  # no template to fill: no need to read the images
+        return GENERATORS[self.name](question_parts(ctx), ctx.rng, image_facts(ctx))
+
+    def no_candidate_reason(self, ctx: TransformContext) -> str:
+        return OFFLINE_UNAVAILABLE.get(self.name) or (
+            "no offline template fits this question: it names no image reference, given"
+            " quantity or loosenable ask the templates can work with, or the image already"
+            " shows what they would invent"
+        )

@@ -15,7 +15,7 @@ import pytest
 
 from abstain_build.blind import BlindGate, blind_cues
 from abstain_build.blind.cues import nearest_option, quotes_answer
-from abstain_build.blind.model import build_blind_request
+from abstain_build.blind.model_blind import build_blind_request
 from abstain_build.model import DocumentRef, Sample, SourceInfo
 from abstain_build.validity.ledger import Reading
 
@@ -343,7 +343,7 @@ def test_a_document_question_names_its_document_to_the_blind_model(
 ) -> None:
     """A model under test knows which document it reads; a model that remembers the
     answer from that alone makes the sample knowledge-recoverable."""
-    from abstain_build.blind.model import ask_blind
+    from abstain_build.blind.model_blind import ask_blind
     from abstain_build.models import ModelClient
 
     pdf = FIXTURES / "mmlongbench-doc" / "documents" / "ACME_2021_10K.pdf"

@@ -16,7 +16,7 @@ from PIL import Image
 
 from abstain_build.qc.consensus import consensus
 from abstain_build.qc.judges.base import ANSWERABLE, ERROR, UNANSWERABLE, JudgeItem, Verdict
-from abstain_build.qc.judges.model import ModelJudge, parse_verdict
+from abstain_build.qc.judges.model_judge import ModelJudge, parse_verdict
 
 from .conftest import FIXTURES, read_jsonl, run_cli
 from .model_server import Action, ModelServer, Received, error, garbage, reply, slow

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..model import Sample, document_name
 from .cues import blind_cues
-from .model import ask_blind
+from .model_blind import ask_blind
 from .verdict import CONTESTED, EVIDENCE_NEEDED, KNOWLEDGE, READINGS, BlindVerdict
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from typing import Any
 from ..models import ModelClient, ModelRequest, object_schema
 from ..models.replies import json_reply
 from .judges.base import CONFIDENCES, JudgeItem
-from .judges.model import question_lines
+from .judges.model_judge import question_lines
 
 PROMPT_ID = "self-check/v1"
 REJECTING = ("MEDIUM", "HIGH")

@@ -93,7 +93,7 @@ class QcResult:
 
 def make_judge(spec: str, options: ClientOptions | None) -> Judge:
     """A registered judge by name, or a model judge from a model spec."""
-    from .judges.model import ModelJudge
+    from .judges.model_judge import ModelJudge
 
     return get_judge(spec, model_factory=lambda s: ModelJudge(s, options))
 

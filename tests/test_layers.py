@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "abstain_build"
 
 #: Bottom up: the top-level modules and folders of each layer (README, *Architecture*).
 LAYERS = (
-    {"model", "schema", "errors", "seeding", "numbers", "lazy_exports"},
+    {"model", "schema", "errors", "seeding", "numbers", "lazy_exports", "registry"},
     {"media", "loaders", "fixturegen", "text"},
     {"textregions", "models", "scoring"},
     {"content", "questions"},

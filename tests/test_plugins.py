@@ -426,3 +426,37 @@ def test_console_script_finds_a_plugin_module_in_the_current_folder(
     assert [r["transform"]["name"] for r in read_jsonl(out / "data.jsonl") if r["transform"]] == [
         "test_blackout"
     ]
+
+
+def test_judges_are_a_registry_like_the_transforms() -> None:
+    """A misspelt judge is answered with the close names; a second class under a taken
+    name is refused, naming where the first came from; a judge name needs its prefix."""
+    from abstain_build.errors import ConfigError
+    from abstain_build.qc.judges.base import Judge, get_judge, judges, register_judge
+
+    with pytest.raises(
+        ConfigError, match=r"unknown judge 'offline:lek' \(did you mean offline:leak"
+    ):
+        get_judge("offline:lek")
+    assert judges.origin("offline:leak") == "builtin"
+
+    class Copy(Judge):
+        name = "offline:leak"
+
+        def judge(self, item):  # pragma: no cover - never called
+            raise NotImplementedError
+
+    with pytest.raises(
+        RegistryError, match="judge 'offline:leak' is already registered by builtin"
+    ):
+        register_judge(Copy)
+
+    class Unprefixed(Judge):
+        name = "leak"
+
+        def judge(self, item):  # pragma: no cover - never called
+            raise NotImplementedError
+
+    with pytest.raises(RegistryError, match="a judge name looks like 'offline:leak'"):
+        register_judge(Unprefixed)
+    assert "leak" not in judges

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ...registry import Registry, RegistryError
+
 ANSWERABLE = "ANSWERABLE"
 UNANSWERABLE = "UNANSWERABLE"
 #: The judge could not decide (a model call that failed after its retries, unreadable
@@ -136,42 +138,49 @@ class Judge(abc.ABC):
         )
 
 
-_JUDGES: dict[str, type[Judge]] = {}
+#: Entry-point group through which installed packages add judges.
+ENTRY_POINT_GROUP = "abstain_build.judges"
 
 
-def register_judge(cls: type[Judge]) -> type[Judge]:
-    """Class decorator: make ``cls`` available as ``--judge <cls.name>``."""
+def _validate(cls: type[Judge]) -> None:
     if not cls.name or ":" not in cls.name:
         raise TypeError(f"{cls.__name__}: a judge name looks like 'offline:leak'")
-    if cls.name in _JUDGES and _JUDGES[cls.name] is not cls:
-        raise TypeError(f"judge {cls.name!r} is already registered")
-    _JUDGES[cls.name] = cls
-    return cls
+
+
+#: The judges a run may name (``--judge NAME``): the same kind of registry as the
+#: transforms', with entry points, origins and close matches for a misspelt name.
+judges: Registry[Judge] = Registry(Judge, ENTRY_POINT_GROUP, "judge", _validate)
+#: Class decorator: make a judge class available as ``--judge <its name>``.
+register_judge = judges.register
 
 
 def judge_names() -> list[str]:
     _load_builtin()
-    return sorted(_JUDGES)
+    return judges.names()
 
 
 def get_judge(spec: str, model_factory: Callable[[str], Judge] | None = None) -> Judge:
     """The judge named ``spec``: a registered one, else a model judge made from the spec."""
     from ...models.spec import PROVIDERS
 
-    if spec.split(":", 1)[0] in PROVIDERS and spec not in _JUDGES and model_factory:
+    if spec.split(":", 1)[0] in PROVIDERS and spec not in judges and model_factory:
         return model_factory(spec)  # no need to load the offline judges' OCR and models
     _load_builtin()
-    if spec in _JUDGES:
-        return _JUDGES[spec]()
+    if spec in judges:
+        return judges.get(spec)()
     if model_factory is None:
         from ...errors import ConfigError
 
-        raise ConfigError(
-            f"unknown judge {spec!r}: use one of {', '.join(judge_names())} or a model spec"
-            " (openai:MODEL[@URL], anthropic:MODEL[@URL])"
-        )
+        try:
+            judges.get(spec)
+        except RegistryError as exc:
+            raise ConfigError(
+                f"{exc}; or a model spec (openai:MODEL[@URL], anthropic:MODEL[@URL])"
+            ) from None
     return model_factory(spec)
 
 
 def _load_builtin() -> None:
     from . import offline  # noqa: F401  (registers offline:leak and offline:retention)
+
+    judges.load_entry_points()

@@ -184,3 +184,5 @@ def test_a_rest_to_100_counts_only_for_a_question_about_a_share() -> None:
     share = "What percentage of stores did not open on time in the new regions?"
     assert stated_complement(page, item, question_anchors(asked), asked) is None
     assert stated_complement(page, item, question_anchors(share), share) == "97%"
+    gap = "How many percentage points more stores opened on time in the new regions than late?"
+    assert stated_complement(page, item, question_anchors(gap), gap) is None

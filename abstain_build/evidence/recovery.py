@@ -35,7 +35,9 @@ still gives the old one. Two things do, and the evidence map's statements see ne
 * the rest of a share the prose states, with the question's words around it: "Nearly all
   immigrant adults ... (97%) say they are Hispanic" beside a blurred chart of who does and
   who does not still gives the smallest bar, 3 (100 - 97). Only for a question about a
-  share (its gold a percent, or its words "percent", "percentage", "share", "%").
+  share (its gold a percent, or its words "percent", "percentage", "share", "%") that
+  asks no difference: the gap between two groups' shares (44 points) meets the rest of a
+  third share (56%) by chance.
 
 * the gold in another unit: "344,000 acres" on another page of a county history still
   gives 538 square miles (640 acres to the square mile, which the history prints too).
@@ -336,6 +338,8 @@ def stated_complement(
         return None
     if not (item.percent or _ASKS_A_SHARE.search(question)) or not 0 < item.number < 100:
         return None
+    if asks_a_difference(question):
+        return None  # "how many percentage points higher": two shares, not one and its rest
     rest = 100 - item.number
     for reading in _readings(page):
         words = reading.words

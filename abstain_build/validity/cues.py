@@ -7,7 +7,7 @@ gets question rewrites only, never an edit of its images or pages. Rounds built 
 ``--blind-policy record`` still read such edits, and they are nearly all answered from
 the question (round k41: 35 of 36 on the shared MMMU; the six the cues let through were
 all unanswerable). Those readings measure the blind check, not the transform: the
-validity a build's gate judges by leaves them out and the table counts them apart. The
+validity a build's policy judges by leaves them out and the table counts them apart. The
 cues look at the question alone, so they stop the same questions on a new dataset; the
 readings-based flags (:mod:`.recall`) do not, and stay counted.
 """

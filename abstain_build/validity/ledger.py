@@ -81,7 +81,7 @@ class Reading(BaseModel):
     #: ("shipped") or one no edit of the pages can ("memory" of the public document).
     basis: Basis = ""
     #: The offline blind cues that fire on the item's question (:mod:`.cues`): a default
-    #: build gives such a question no evidence edit, so the gate's figures leave an
+    #: build gives such a question no evidence edit, so the policy's figures leave an
     #: evidence edit's reading of it out.
     cues: tuple[str, ...] = ()
     #: The version the reading was made of, when it counts for a later version that ships

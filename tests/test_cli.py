@@ -460,3 +460,30 @@ def test_a_phase_that_starts_closes_the_one_before_it_in_a_log() -> None:
         progress(2, 2, "build")
     lines = [line.split(",")[0] for line in stream.getvalue().splitlines()]
     assert lines == ["routing: 2/3", "building: 2/2"], lines
+
+
+def test_every_command_maps_failures_one_way(tmp_path: Path) -> None:
+    """``mapped_failures``, around each command's work: a setting it cannot use and a stop
+    exit 2 with the reason, an unexpected error exits 2 with its type (its traceback under
+    --debug), and Ctrl-C exits 130 where the command resumes."""
+    import typer
+
+    from abstain_build.commands.app import mapped_failures
+    from abstain_build.errors import ConfigError, RunStopped
+
+    def exit_code(exc: BaseException, **how: bool) -> int:
+        with pytest.raises(typer.Exit) as raised, mapped_failures(**how):
+            raise exc
+        return raised.value.exit_code
+
+    assert exit_code(ConfigError("no such source")) == 2
+    assert exit_code(RunStopped("the model is unusable")) == 2
+    assert exit_code(ValueError("odd")) == 2
+    assert exit_code(KeyboardInterrupt(), resumable=True) == 130
+    with pytest.raises(ValueError), mapped_failures(debug=True):
+        raise ValueError("odd")
+    with pytest.raises(KeyboardInterrupt), mapped_failures():
+        raise KeyboardInterrupt
+    done = run_cli("replay", str(tmp_path))
+    assert done.returncode == 2
+    assert "is not a folder built by `transform`" in done.stderr

@@ -4,8 +4,10 @@
 # when it builds the command line (for --help too), and string annotations would be
 # evaluated again there, each ``typer.Option(...)`` in them made anew.
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -104,6 +106,36 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     # Escaped: a message may quote a model's reply, whose "[...]" is not markup.
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     return typer.Exit(code)
+
+
+@contextlib.contextmanager
+def mapped_failures(debug: bool = False, resumable: bool = False) -> Iterator[None]:
+    """The commands' one error mapping, around a command's work: a setting or input it
+    cannot use exits 2 with the reason; a stop (a model unusable, a full disk, no memory)
+    exits 2 with "stopped: ..."; Ctrl-C exits 130, saying to re-run when the command
+    resumes (``resumable``); any other error exits 2 with its type and message, or shows
+    its traceback with ``--debug``. ``typer.Exit`` passes through."""
+    from ..errors import ConfigError, RunStopped, environment_failure
+
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    except RunStopped as exc:
+        raise fail(f"stopped: {exc}") from None
+    except KeyboardInterrupt:
+        if not resumable:
+            raise
+        err.print("interrupted: re-run the same command to resume")
+        raise typer.Exit(130) from None
+    except Exception as exc:
+        if (stopped := environment_failure(exc)) is not None:
+            raise fail(f"stopped: {stopped}") from None
+        if debug:
+            raise
+        raise fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)") from None
 
 
 def unusable_limit(value: int | None) -> int:

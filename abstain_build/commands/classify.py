@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import ConfigError, RunStopped
+from ..errors import ConfigError
 from .app import (
     FormatOption,
     LlmOption,
@@ -21,7 +21,7 @@ from .app import (
     ProgressEveryOption,
     app,
     err,
-    fail,
+    mapped_failures,
     out,
     setup_logging,
     unusable_limit,
@@ -68,41 +68,34 @@ def classify(
 
     setup_logging(debug)
     client = None
-    try:
-        if llm:
-            from ..models.probe import probe_model
+    with mapped_failures(debug):
+        try:
+            if llm:
+                from ..models.probe import probe_model
 
-            # The model sees a record's images when it has them: it must take images then.
-            first = next(iter(iter_questions(source, format, limit=1)), None)
-            shows_images = bool(first and first.images and first.axis != EVIDENCE)
-            options = ClientOptions(
-                cache_path=cache, max_unusable_replies=unusable_limit(max_unusable_replies)
-            )
-            problem = probe_model(llm, options, "--llm", images=shows_images)
-            if problem:  # not a quiet fallback to the heuristic on every record
-                raise ConfigError(problem)
-            client = ModelClient(llm, options)
-        distribution = Distribution()
-        rows = []
-        with PhaseProgress(err, quiet=quiet, every=progress_every) as report:
-            for done, item in enumerate(
-                classify_source(source, format, limit=limit, llm=client), start=1
-            ):
-                stop_if_unusable([client])  # not a heuristic fallback on every later record
-                distribution.add(item)
-                rows.append(item)
-                report(done, limit, "classify")
-    except ConfigError as exc:
-        raise fail(str(exc)) from None
-    except RunStopped as exc:
-        raise fail(f"stopped: {exc}") from None
-    except Exception as exc:
-        if debug:
-            raise
-        raise fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)") from None
-    finally:
-        if client is not None:
-            client.close()
+                # The model sees a record's images when it has them: it must take images then.
+                first = next(iter(iter_questions(source, format, limit=1)), None)
+                shows_images = bool(first and first.images and first.axis != EVIDENCE)
+                options = ClientOptions(
+                    cache_path=cache, max_unusable_replies=unusable_limit(max_unusable_replies)
+                )
+                problem = probe_model(llm, options, "--llm", images=shows_images)
+                if problem:  # not a quiet fallback to the heuristic on every record
+                    raise ConfigError(problem)
+                client = ModelClient(llm, options)
+            distribution = Distribution()
+            rows = []
+            with PhaseProgress(err, quiet=quiet, every=progress_every) as report:
+                for done, item in enumerate(
+                    classify_source(source, format, limit=limit, llm=client), start=1
+                ):
+                    stop_if_unusable([client])  # not a heuristic fallback on every later record
+                    distribution.add(item)
+                    rows.append(item)
+                    report(done, limit, "classify")
+        finally:
+            if client is not None:
+                client.close()
     summary = distribution.to_json()
     fell_back = distribution.llm_failures()
     failed = bool(distribution.errors) or (client is not None and fell_back > 0)

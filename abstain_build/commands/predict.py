@@ -9,13 +9,13 @@ from typing import Annotated
 
 import typer
 
-from ..errors import ConfigError, RunStopped
 from .app import (
     MaxUnusableOption,
     ProgressEveryOption,
     app,
     err,
     fail,
+    mapped_failures,
     setup_logging,
     unusable_limit,
 )
@@ -152,33 +152,31 @@ def predict(
     cells = grid_paths(out) if grid else {(condition, clause): out}
     failed = 0
     for (cell_condition, cell_clause), target in cells.items():
-        try:
-            with PhaseProgress(err, quiet=quiet, every=progress_every) as report:
-                result = run_predict(
-                    dataset,
-                    model,
-                    target,
-                    condition=cell_condition,
-                    clause=cell_clause,
-                    system=system,
-                    baseline=baseline,
-                    concurrency=concurrency,
-                    limit=limit,
-                    include_unverified=include_unverified,
-                    overwrite=overwrite,
-                    seed=seed,
-                    max_tokens=max_tokens,
-                    temperature=temperature,
-                    pages=pages,
-                    max_pages=max_pages,
-                    price=prices,
-                    options=options,
-                    progress=lambda done, total, detail: report(done, total, "predict", detail),
-                )
-        except ConfigError as exc:
-            raise fail(str(exc)) from None
-        except RunStopped as exc:
-            raise fail(f"stopped: {exc}") from None
+        with (
+            mapped_failures(debug, resumable=True),
+            PhaseProgress(err, quiet=quiet, every=progress_every) as report,
+        ):
+            result = run_predict(
+                dataset,
+                model,
+                target,
+                condition=cell_condition,
+                clause=cell_clause,
+                system=system,
+                baseline=baseline,
+                concurrency=concurrency,
+                limit=limit,
+                include_unverified=include_unverified,
+                overwrite=overwrite,
+                seed=seed,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                pages=pages,
+                max_pages=max_pages,
+                price=prices,
+                options=options,
+                progress=lambda done, total, detail: report(done, total, "predict", detail),
+            )
         skipped = ", ".join(f"{n} {status}" for status, n in sorted(result.skipped.items()))
         cost = result.summary.get("cost_usd")
         err.print(

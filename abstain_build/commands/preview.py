@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from ..errors import ConfigError
 from .app import (
     FormatOption,
     LlmOption,
@@ -17,7 +16,7 @@ from .app import (
     TransformsOption,
     app,
     err,
-    fail,
+    mapped_failures,
     parse_params,
     plugin_modules,
     setup_logging,
@@ -46,7 +45,7 @@ def preview(
     from ..preview import preview as run_preview
 
     setup_logging(debug)
-    try:
+    with mapped_failures(debug):
         result = run_preview(
             source,
             sample,
@@ -58,8 +57,6 @@ def preview(
             format=format,
             llm=llm,
         )
-    except ConfigError as exc:
-        raise fail(str(exc)) from None
     for item in result.items:
         style = PREVIEW_STYLES[item.status]
         reason = f": {item.reason}" if item.reason else ""

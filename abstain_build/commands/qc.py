@@ -10,7 +10,6 @@ from typing import Annotated
 
 import typer
 
-from ..errors import ConfigError, RunStopped, environment_failure
 from .app import (
     LedgerOption,
     MaxUnusableOption,
@@ -20,6 +19,7 @@ from .app import (
     err,
     fail,
     load_registry,
+    mapped_failures,
     plugin_modules,
     setup_logging,
     unusable_limit,
@@ -69,7 +69,7 @@ def qc(
         timeout=model_timeout,
         max_unusable_replies=unusable_limit(max_unusable_replies),
     )
-    try:
+    with mapped_failures(debug):
         load_registry(plugin_modules(plugin))  # a plugin may register judges
         policy = run_policy(
             ledger or [],
@@ -79,10 +79,12 @@ def qc(
             blind_policy=built_blind_policy(out_dir),
         )
         verifier = Verifier(QcSpec(judges=names, model_options=options, validity=policy))
-    except ConfigError as exc:
-        raise fail(str(exc)) from None
     try:
-        with locked_output(out_dir, "qc"), PhaseProgress(err, quiet=as_json) as report:
+        with (
+            mapped_failures(debug, resumable=True),
+            locked_output(out_dir, "qc"),
+            PhaseProgress(err, quiet=as_json) as report,
+        ):
             result = rerun_qc(
                 out_dir,
                 verifier,
@@ -90,17 +92,6 @@ def qc(
                 redo=redo,
                 progress=lambda done, total: report(done, total, "qc"),
             )
-    except ConfigError as exc:
-        raise fail(str(exc)) from None
-    except RunStopped as exc:
-        raise fail(f"stopped: {exc}") from None
-    except OSError as exc:
-        if (stopped := environment_failure(exc)) is None:
-            raise
-        raise fail(f"stopped: {stopped}") from None
-    except KeyboardInterrupt:
-        err.print("interrupted: re-run the same command to resume")
-        raise typer.Exit(130) from None
     finally:
         verifier.close()
     if as_json:

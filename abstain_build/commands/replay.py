@@ -10,8 +10,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import ConfigError, environment_failure
-from .app import app, err, fail, load_registry, out, setup_logging
+from .app import app, err, fail, load_registry, mapped_failures, out, setup_logging
 
 
 @app.command()
@@ -35,17 +34,10 @@ def replay(
     from ..pipeline.replay import build_settings, replay_build
 
     setup_logging(debug)
-    try:
+    with mapped_failures(debug):
         settings = build_settings(out_dir)
         load_registry(settings.get("plugins") or None)
         results = list(replay_build(out_dir, ids or (), source))
-    except ConfigError as exc:
-        raise fail(str(exc)) from None
-    except Exception as exc:
-        failure = environment_failure(exc)
-        if failure is None or debug:
-            raise
-        raise fail(str(failure)) from None
     if ids and not results:
         raise fail(f"no item of {out_dir} has the id {', '.join(ids)}")
     bad = [r for r in results if not r.same]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..errors import ConfigError, RunStopped, environment_failure
+from ..errors import ConfigError
 from .app import (
     FormatOption,
     LedgerOption,
@@ -24,6 +24,7 @@ from .app import (
     app,
     err,
     fail,
+    mapped_failures,
     parse_params,
     plugin_modules,
     setup_logging,
@@ -184,22 +185,11 @@ def transform(
     except (ConfigError, TypeError) as exc:
         raise fail(str(exc)) from None
     started = time.perf_counter()
-    try:
-        with PhaseProgress(err, quiet=quiet, every=progress_every) as report:
-            result = build(resolved, progress=report)
-    except ConfigError as exc:
-        raise fail(str(exc)) from None
-    except RunStopped as exc:
-        raise fail(f"stopped: {exc}") from None
-    except KeyboardInterrupt:
-        err.print("interrupted: re-run the same command to resume")
-        raise typer.Exit(130) from None
-    except Exception as exc:
-        if (stopped := environment_failure(exc)) is not None:
-            raise fail(f"stopped: {stopped}") from None
-        if debug:
-            raise
-        raise fail(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)") from None
+    with (
+        mapped_failures(debug, resumable=True),
+        PhaseProgress(err, quiet=quiet, every=progress_every) as report,
+    ):
+        result = build(resolved, progress=report)
     if not quiet:
         _summary(resolved, result, time.perf_counter() - started)
     if result.qc_failed:  # said even with --quiet: the exit code alone would not say why

@@ -186,3 +186,6 @@ def test_a_rest_to_100_counts_only_for_a_question_about_a_share() -> None:
     assert stated_complement(page, item, question_anchors(share), share) == "97%"
     gap = "How many percentage points more stores opened on time in the new regions than late?"
     assert stated_complement(page, item, question_anchors(gap), gap) is None
+    # "this year" is no year the question names: a share of 2016 is not stated by it
+    dated = "What percentage of stores did not open on time in the new regions in 2016?"
+    assert stated_complement(page, item, question_anchors(dated), dated) is None

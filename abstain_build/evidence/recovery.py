@@ -323,6 +323,8 @@ def stated_difference(
     return None
 
 
+#: A year a question or a passage names.
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 #: A question about a share: its gold is a percent of something whose rest is a percent too.
 _ASKS_A_SHARE = re.compile(r"%|\b(?:percent(?:age)?s?|shares?|proportions?)\b", re.IGNORECASE)
 
@@ -331,9 +333,9 @@ def stated_complement(
     page: PageReadings, item: GoldItem, anchors: Anchors, question: str, skip: Sequence[Box] = ()
 ) -> str | None:
     """A percent printed in a passage of ``page`` outside ``skip``, with
-    :data:`COMPLEMENT_ANCHORS` of the question's words around it, whose rest to 100 is
-    ``item``: its printing, else None. The two parts of a share are one statement: "97%
-    say they are Hispanic" says 3% do not."""
+    :data:`COMPLEMENT_ANCHORS` of the question's words around it (and one of its years,
+    when it names any), whose rest to 100 is ``item``: its printing, else None. The two
+    parts of a share are one statement: "97% say they are Hispanic" says 3% do not."""
     if item.kind != "number" or item.number is None or item.quantum is None:
         return None
     if not (item.percent or _ASKS_A_SHARE.search(question)) or not 0 < item.number < 100:
@@ -341,6 +343,7 @@ def stated_complement(
     if asks_a_difference(question):
         return None  # "how many percentage points higher": two shares, not one and its rest
     rest = 100 - item.number
+    years = set(_YEAR.findall(question))
     for reading in _readings(page):
         words = reading.words
         for i, printed in _quantities(words):
@@ -348,8 +351,11 @@ def stated_complement(
                 continue
             around = words[max(0, i - PASSAGE_MARGIN) : i + PASSAGE_MARGIN + 1]
             stems = {s for w in around for s in stems_of(w.text)}
-            if len(anchors.found_in(stems, topic=True)) >= COMPLEMENT_ANCHORS:
-                return printed.text.strip("()[],;:")
+            if len(anchors.found_in(stems, topic=True)) < COMPLEMENT_ANCHORS:
+                continue
+            if years and not years & {y for w in around for y in _YEAR.findall(w.text)}:
+                continue  # "conservative in 2000": a 58% of 2017 is another share
+            return printed.text.strip("()[],;:")
     return None
 
 

@@ -215,3 +215,30 @@ def test_replay_finds_an_altered_asset(tmp_path: Path) -> None:
     done = runner.invoke(app, ["replay", str(out)])
     assert done.exit_code == 1
     assert f"{record['id']}: differs: {record['images'][0]}" in done.output
+
+
+@pytest.mark.slow
+def test_a_record_without_its_replay_says_why_it_cannot_replay(
+    built: dict[str, Path], tmp_path: Path
+) -> None:
+    """A folder built before ``transform.replay`` was recorded still replays every item
+    whose apply reads only params and edits; the others are named, with why."""
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(built["mmlongbench-doc"], old)
+    records = read_jsonl(old / "data.jsonl")
+    for record in records:
+        if record["transform"]:
+            record["transform"].pop("replay")
+    (old / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    replayed = list(replay_build(old))
+    failed = {r.id.split("/")[1] for r in replayed if not r.same}
+    assert failed and failed <= {
+        "remove_numeric_tokens",
+        "corrupt_numeric_tokens",
+        "column_merge_ambiguity",
+        "counterfactual_distractor_rows",
+    }
+    assert all("no transform.replay" in (r.error or "") for r in replayed if not r.same)
+    assert any(r.same for r in replayed)

@@ -130,6 +130,9 @@ def _replayed(
         return result
     except Exception as exc:  # one item's failure is reported, the others still replay
         result.error = f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, KeyError) and "replay" not in block:
+            result.error += " (the record has no transform.replay: it was built before it was"
+            result.error += " recorded, so what this transform's apply reads is not in it)"
         return result
     finally:
         inputs.close()

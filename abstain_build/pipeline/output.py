@@ -31,6 +31,18 @@ DATA_FILE = "data.jsonl"
 ERRORS_FILE = "errors.jsonl"
 JOURNAL_FILE = f"{STATE_DIR}/journal.jsonl"
 CONFIG_FILE = f"{STATE_DIR}/config.json"
+
+
+def written_settings(root: Path) -> dict[str, Any] | None:
+    """The settings ``root`` was built with, as written (its ``state/config.json``); None
+    when it holds none that can be read."""
+    try:
+        settings = json.loads((root / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return settings if isinstance(settings, dict) else None
+
+
 #: Files and folders of ``state/`` that --overwrite keeps (name prefixes).
 KEPT_CACHES = ("ocr", "models.sqlite", "lock")
 

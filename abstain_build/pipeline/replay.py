@@ -11,7 +11,6 @@ that differ.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from ..schema import ORIGINAL, record_kind
 from ..transforms.base import Transform
 from ..transforms.registry import get_registry
 from .apply import apply_plan
-from .output import CONFIG_FILE
+from .output import CONFIG_FILE, written_settings
 
 
 @dataclass
@@ -46,11 +45,12 @@ class Replayed:
 
 def build_settings(root: Path) -> dict[str, Any]:
     """The settings ``root`` was built with (its ``state/config.json``)."""
-    try:
-        settings = json.loads((root / CONFIG_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{root} is not a folder built by `transform` ({exc})") from None
-    if not isinstance(settings, dict) or not settings.get("source"):
+    settings = written_settings(root)
+    if settings is None:
+        raise ConfigError(
+            f"{root} is not a folder built by `transform` (no readable {CONFIG_FILE})"
+        )
+    if not settings.get("source"):
         raise ConfigError(f"{root / CONFIG_FILE} does not name the source it was built from")
     return settings
 

@@ -106,13 +106,9 @@ def built_blind_policy(out_dir: Path) -> str:
     """The blind policy the folder was built with (its ``state/config.json``): the
     validity figures QC judges by depend on it (:func:`..validity.policy.load_policy`).
     ``rewrite``, the default, where the folder does not say."""
-    from .output import CONFIG_FILE
+    from .output import written_settings
 
-    try:
-        written = json.loads((out_dir / CONFIG_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return "rewrite"
-    policy = written.get("blind_policy") if isinstance(written, dict) else None
+    policy = (written_settings(out_dir) or {}).get("blind_policy")
     return policy if isinstance(policy, str) else "rewrite"
 
 

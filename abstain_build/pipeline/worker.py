@@ -11,6 +11,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -287,7 +288,8 @@ class SampleProcessor:
                 break
             if held is not None and not self._clears(transform, kind):
                 continue  # another unmeasured item would be held back too
-            fate = self.fate(transform, sample, inputs, control, outcome, routing(ran.attempts))
+            record = partial(routing, ran.attempts)  # made only for an answer-changed item
+            fate = self.fate(transform, sample, inputs, control, outcome, record)
             if fate.kind == fates.ACCEPTED or (every and fate.ships):
                 self._ship(fate, sample, inputs, control, outcome, routing(ran.attempts), ran)
                 if not every:
@@ -343,18 +345,18 @@ class SampleProcessor:
         inputs: SampleInputs,
         control: ControlAssets,
         outcome: SampleOutcome,
-        routing: dict[str, Any],
+        routing: Callable[[], dict[str, Any]],
     ) -> Fate:
         """What becomes of ``transform`` on this sample (:mod:`.fates`): declined, failed or
         caught by the re-read gate; an answer-changed item (written here, at most one per
-        sample); rejected or held back by QC; or accepted. ``routing``: the record an
-        answer-changed item is written with."""
+        sample); rejected or held back by QC; or accepted. ``routing`` gives the record an
+        answer-changed item is written with (made only for one)."""
         fate = self._attempt(transform, sample, inputs, outcome)
         output = fate.output
         if output is None:
             return fate
         if output.plan.new_answer is not None:
-            reason = self._answer_changed(sample, inputs, control, output, routing, outcome)
+            reason = self._answer_changed(sample, inputs, control, output, routing(), outcome)
             return Fate(
                 transform.name,
                 fates.CHANGED_DROPPED if reason else fates.CHANGED_KEPT,

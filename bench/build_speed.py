@@ -85,7 +85,9 @@ def brochure(pages: int, folder: Path) -> Path:
     return folder
 
 
-def build(source: Path, out: Path, workers: int, args: argparse.Namespace) -> dict:
+def build(
+    source: Path, out: Path, workers: int, args: argparse.Namespace, executor: str = "local"
+) -> dict:
     command = [
         sys.executable,
         "-m",
@@ -99,6 +101,8 @@ def build(source: Path, out: Path, workers: int, args: argparse.Namespace) -> di
         "--seed",
         str(args.seed),
         "--quiet",
+        "--executor",
+        executor,
     ]
     if args.limit:
         command += ["--limit", str(args.limit)]
@@ -117,6 +121,7 @@ def build(source: Path, out: Path, workers: int, args: argparse.Namespace) -> di
     wall = timings["wall_seconds"]
     return {
         "workers": workers,
+        "executor": executor,
         "samples": timings["samples_this_run"],
         "wall": wall,
         "per_minute": 60 * timings["samples_this_run"] / wall if wall else 0.0,

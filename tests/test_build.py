@@ -224,6 +224,13 @@ def test_a_different_config_on_an_existing_output_is_refused(doc_runs, fixtures_
         build(config)
 
 
+def test_an_executor_it_does_not_have_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="executor 'dask' is not available; choose one of"):
+        BuildConfig(source="s", out=str(tmp_path), executor="dask")
+    with pytest.raises(ConfigError, match="ray_address is used with executor 'ray' only"):
+        BuildConfig(source="s", out=str(tmp_path), ray_address="127.0.0.1:6379")
+
+
 def test_rerunning_a_finished_build_changes_nothing(doc_runs, fixtures_dir: Path) -> None:
     base, _ = doc_runs
     before = tree_digest(base / "w1")

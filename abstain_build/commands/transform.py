@@ -44,6 +44,23 @@ def transform(
     workers: Annotated[
         int | None, typer.Option("--workers", "-j", help="Worker processes.")
     ] = None,
+    executor: Annotated[
+        str | None,
+        typer.Option(
+            "--executor",
+            help="Where samples run: 'local' (--workers processes; default) or 'ray' (Ray"
+            " tasks, at most --workers in flight; needs abstain-build[ray]).",
+        ),
+    ] = None,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            metavar="ADDR",
+            help="The Ray cluster for --executor ray (default $RAY_ADDRESS; without either"
+            " a local Ray is started on 127.0.0.1 and stopped at the end).",
+        ),
+    ] = None,
     transforms: TransformsOption = None,
     no_routing: Annotated[
         bool,
@@ -157,6 +174,8 @@ def transform(
         "format": format,
         "seed": seed,
         "workers": workers,
+        "executor": executor,
+        "ray_address": ray_address,
         "transforms": split_names(transforms),
         "routing": "none" if no_routing else None,
         "transform_params": parse_params(param),

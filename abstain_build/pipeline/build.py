@@ -30,7 +30,7 @@ from .jobs import JobSpec, RoutedSample
 from .manifest import finish_manifest, start_manifest
 from .output import STATE_DIR, RunOutput
 from .output_lock import locked_output
-from .parallel import ordered_outcomes
+from .parallel import executor_runtime, ordered_outcomes
 from .routing_pass import family_distribution, route_dataset
 from .summary import BuildCounts, count_entries, qc_rates
 
@@ -227,7 +227,8 @@ def build(config: BuildConfig, progress: ProgressCallback | None = None) -> Buil
     job, described = plan_job(config)  # a refused configuration writes no folder
     out = RunOutput(Path(config.out))
     out.refuse_foreign(Path(config.source))
-    with locked_output(out.root, "transform", create=True):
+    # Ray first: a cluster that cannot be reached leaves no output folder behind.
+    with executor_runtime(config), locked_output(out.root, "transform", create=True):
         return _build(config, progress, out, source, (job, described), started)
 
 

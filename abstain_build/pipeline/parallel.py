@@ -10,10 +10,15 @@ A sample that kills its worker (a crash inside a native library, the kernel's OO
 breaks the whole process pool. The pool is then rebuilt; the sample at the head of the
 queue is retried alone in a fresh process, so a crash is pinned on the sample that causes
 it, which gets an error record, and the others are simply resubmitted.
+
+Where the samples run is a :class:`Workers` backend: local processes here, Ray tasks in
+:mod:`.ray_workers` (``--executor ray``). The ordering, the buffer and the crash rule are
+the same for both, so both write the same bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import pickle
 import shutil
@@ -23,8 +28,9 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from ..config import BuildConfig
 from ..model import SampleProblem
 from ..routing.route import SampleScores
 from .jobs import JobSpec, SampleOutcome, outcome_for_problem
@@ -90,34 +96,43 @@ TASKS = {
 }
 
 
-class OrderedPool:
-    """Run ``task`` on samples with ``workers`` processes; yield results in the order given.
+class Workers(Protocol):
+    """Where samples run: submit one, tell a crash from an error, retry one alone."""
 
-    ``SampleProblem`` items (loader errors) pass through as their outcome, unprocessed.
-    ``spill_dir``: where finished outcomes wait when too many are held (a temporary folder
-    is made inside it and removed at the end); None keeps them all in memory.
-    """
+    #: Samples submitted and not finished, at most.
+    running_cap: int
+    #: Whether a crash takes the other running samples down with it (a process pool's
+    #: does; they are then submitted again).
+    crash_breaks_others: bool
 
-    def __init__(
-        self,
-        job: JobSpec,
-        workers: int,
-        task: str = "process",
-        spill_dir: Path | None = None,
-        on_progress: ProgressHook | None = None,
-    ) -> None:
+    def submit(self, item: Any) -> Future[Any]:
+        """Run ``item``; a failure to submit is the returned future's exception."""
+        ...
+
+    def crashed(self, error: BaseException) -> bool:
+        """Whether ``error`` says the sample's process died (not an error it raised)."""
+        ...
+
+    def alone(self, item: Any) -> Any:
+        """``item`` retried where nothing else runs: its result, or ``None`` if it crashed
+        again (and only then is the crash pinned on it)."""
+        ...
+
+    def shutdown(self) -> None: ...
+
+
+class ProcessWorkers:
+    """``workers`` local processes (spawned, so a worker starts as a fresh interpreter)."""
+
+    crash_breaks_others = True
+
+    def __init__(self, job: JobSpec, workers: int, work: Callable[[Any], Any]) -> None:
         self.job = job
         self.workers = workers
-        self.work, self.crashed, _ = TASKS[task]
+        self.work = work
         self.running_cap = 2 * workers + 2  # enough queued that no worker waits for work
         self.context = multiprocessing.get_context("spawn")
         self.pool = self._new_pool(workers)
-        self.restarts = 0
-        self.spill_root = spill_dir
-        self.spill_dir: Path | None = None
-        self.on_progress = on_progress
-        self.committed = 0
-        self.spilled = 0
 
     def _new_pool(self, workers: int) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
@@ -127,16 +142,69 @@ class OrderedPool:
             initargs=(self.job,),
         )
 
-    def _submit(self, item: Any) -> Future[SampleOutcome]:
-        if isinstance(item, SampleProblem):
-            return _resolved(outcome_for_problem(item))
+    def submit(self, item: Any) -> Future[Any]:
         try:
             return self.pool.submit(self.work, item)
         except BrokenProcessPool as broken:
-            # The pool died between two submissions; _take rebuilds it and resubmits.
-            future: Future[SampleOutcome] = Future()
+            # The pool died between two submissions; the pool rebuilds it and resubmits.
+            future: Future[Any] = Future()
             future.set_exception(broken)
             return future
+
+    def crashed(self, error: BaseException) -> bool:
+        return isinstance(error, BrokenProcessPool)
+
+    def alone(self, item: Any) -> Any:
+        """Retry one sample in a process of its own: did it, or a neighbour, crash the pool?
+        The pool is rebuilt afterwards (the others are submitted again)."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        try:
+            with self._new_pool(1) as solo:
+                try:
+                    return solo.submit(self.work, item).result()
+                except BrokenProcessPool:
+                    return None
+        finally:
+            self.pool = self._new_pool(self.workers)
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+class OrderedPool:
+    """Run ``task`` on samples with ``workers`` processes; yield results in the order given.
+
+    ``SampleProblem`` items (loader errors) pass through as their outcome, unprocessed.
+    ``spill_dir``: where finished outcomes wait when too many are held (a temporary folder
+    is made inside it and removed at the end); None keeps them all in memory.
+    ``backend``: where the samples run (default: local processes).
+    """
+
+    def __init__(
+        self,
+        job: JobSpec,
+        workers: int,
+        task: str = "process",
+        spill_dir: Path | None = None,
+        on_progress: ProgressHook | None = None,
+        backend: Workers | None = None,
+    ) -> None:
+        self.job = job
+        self.workers = workers
+        work, self.crashed, _ = TASKS[task]
+        self.backend: Workers = backend or ProcessWorkers(job, workers, work)
+        self.running_cap = self.backend.running_cap
+        self.restarts = 0
+        self.spill_root = spill_dir
+        self.spill_dir: Path | None = None
+        self.on_progress = on_progress
+        self.committed = 0
+        self.spilled = 0
+
+    def _submit(self, item: Any) -> Future[Any]:
+        if isinstance(item, SampleProblem):
+            return _resolved(outcome_for_problem(item))
+        return self.backend.submit(item)
 
     def run(self, items: Iterable[Any]) -> Iterator[SampleOutcome]:
         pending: deque[tuple[Any, Any]] = deque()  # (item, Future or _Spilled), in order
@@ -152,7 +220,7 @@ class OrderedPool:
                 if pending:
                     self._wait(pending)
         finally:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.backend.shutdown()
             if self.spill_dir is not None:
                 shutil.rmtree(self.spill_dir, ignore_errors=True)
 
@@ -210,26 +278,25 @@ class OrderedPool:
             return slot.load()
         try:
             return slot.result()
-        except BrokenProcessPool:
-            pass
+        except Exception as error:
+            if not self.backend.crashed(error):
+                raise
         self.restarts += 1
-        self.pool.shutdown(wait=False, cancel_futures=True)
-        outcome = self._alone(item)
-        self.pool = self._new_pool(self.workers)
-        for index, (other, other_slot) in enumerate(pending):
-            if not isinstance(other_slot, Future):
-                continue
-            if not _succeeded(other_slot):
-                pending[index] = (other, self._submit(other))
-        return outcome
+        outcome = self.backend.alone(item)
+        if self.backend.crash_breaks_others:
+            for index, (other, other_slot) in enumerate(pending):
+                if isinstance(other_slot, Future) and not _succeeded(other_slot):
+                    pending[index] = (other, self._submit(other))
+        return self.crashed(item) if outcome is None else outcome
 
-    def _alone(self, item: Any) -> SampleOutcome:
-        """Retry one sample in a process of its own: did it, or a neighbour, crash the pool?"""
-        with self._new_pool(1) as solo:
-            try:
-                return solo.submit(self.work, item).result()
-            except BrokenProcessPool:
-                return self.crashed(item)
+
+def executor_runtime(config: BuildConfig) -> contextlib.AbstractContextManager[None]:
+    """What the build's executor needs around the run: a Ray session for ``ray``."""
+    if config.executor != "ray":
+        return contextlib.nullcontext()
+    from .ray_workers import ray_runtime
+
+    return ray_runtime(config.ray_address, config.workers)
 
 
 def ordered_outcomes(
@@ -239,7 +306,7 @@ def ordered_outcomes(
     spill_dir: Path | None = None,
     on_progress: ProgressHook | None = None,
 ) -> Iterator[SampleOutcome]:
-    """Outcomes in source order. One worker runs in this process (simplest to debug)."""
+    """Outcomes in source order (see :func:`ordered_results`)."""
     yield from ordered_results(items, job, workers, "process", spill_dir, on_progress)
 
 
@@ -251,7 +318,15 @@ def ordered_results(
     spill_dir: Path | None = None,
     on_progress: ProgressHook | None = None,
 ) -> Iterator[Any]:
-    """``task`` ("process" or "score") over ``items``, results in source order."""
+    """``task`` ("process" or "score") over ``items``, results in source order: on Ray
+    tasks with ``--executor ray`` (at most ``workers`` in flight), else in ``workers``
+    local processes, or in this one for a single worker (simplest to debug)."""
+    if job.config.executor == "ray":
+        from .ray_workers import RayWorkers
+
+        backend = RayWorkers(job, workers, task)
+        yield from OrderedPool(job, workers, task, spill_dir, on_progress, backend).run(items)
+        return
     if workers <= 1:
         processor = SampleProcessor(job)
         method = getattr(processor, TASKS[task][2])

@@ -1,0 +1,164 @@
+"""Builds on Ray (``--executor ray``) against a real local Ray: the bytes of a one-process
+build, a killed driver resumed to the same bytes with nothing of its Ray left running, and
+a sample that kills its worker isolated."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from abstain_build import BuildConfig, build
+from abstain_build.pipeline.output import JOURNAL_FILE
+from abstain_build.pipeline.parallel import CRASH_REASON
+
+from .conftest import ROOT, read_jsonl
+from .test_build import tree_digest
+from .test_parallel import CRASH_PLUGIN
+
+pytest.importorskip("ray")
+
+
+@pytest.fixture
+def ray_tmp() -> Iterator[Path]:
+    """A Ray temp folder of the test's own (short: Ray's socket paths must fit in 107
+    bytes), so that the processes of the test's Ray can be told from any other's."""
+    folder = Path(tempfile.mkdtemp(prefix="abr-", dir="/tmp"))
+    yield folder
+    for pid in _ray_processes(folder):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _ray_processes(folder: Path) -> list[int]:
+    """Live processes of the Rays started under ``folder``: those whose command line or
+    environment names it (the raylet's agents rename themselves, but keep RAY_TMPDIR)."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            seen = (proc / "cmdline").read_bytes() + (proc / "environ").read_bytes()
+        except OSError:
+            continue
+        if state != "Z" and str(folder).encode() in seen and int(proc.name) != os.getpid():
+            found.append(int(proc.name))
+    return found
+
+
+def _command(source: Path, out: Path, *extra: str, executor: str = "ray") -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "abstain_build",
+        "transform",
+        str(source),
+        "--out",
+        str(out),
+        "--seed",
+        "7",
+        "--executor",
+        executor,
+        "--workers",
+        "2",
+        "-q",
+        *extra,
+    ]
+
+
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The fixtures built in this process (one worker, seed 7): the bytes to match."""
+    base = tmp_path_factory.mktemp("one-process")
+    for name in ("mmmu", "mmlongbench-doc"):
+        build(BuildConfig(source=str(ROOT / "fixtures" / name), out=str(base / name), seed=7))
+    return {name: base / name for name in ("mmmu", "mmlongbench-doc")}
+
+
+def test_a_ray_build_writes_the_bytes_of_a_one_process_build(
+    tmp_path: Path, one_process: dict[str, Path], ray_tmp: Path
+) -> None:
+    """Both fixtures on a local Ray (started by the build and stopped at its end) and in
+    one process: the same data, errors, card and assets."""
+    env = dict(os.environ, RAY_TMPDIR=str(ray_tmp))
+    for name, reference in one_process.items():
+        out = tmp_path / name
+        done = subprocess.run(
+            _command(ROOT / "fixtures" / name, out), env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads((out / "manifest.json").read_text())["config"]["executor"] == "ray"
+        digest = tree_digest(out)
+        assert len(digest) > 10
+        assert digest == tree_digest(reference)
+        assert "Token authentication" not in done.stderr
+    assert _ray_processes(ray_tmp) == [], "the build's Ray is stopped with it"
+
+
+def test_a_killed_driver_resumes_to_the_same_bytes_and_its_ray_is_cleared(
+    tmp_path: Path, one_process: dict[str, Path], ray_tmp: Path
+) -> None:
+    """SIGKILL of the driver once samples are committed takes its GCS and raylet along,
+    but not the raylet's agents; the next run clears them, resumes, and writes the bytes
+    of an uninterrupted build."""
+    out = tmp_path / "run"
+    env = dict(os.environ, RAY_TMPDIR=str(ray_tmp))
+    command = _command(ROOT / "fixtures" / "mmlongbench-doc", out)
+    driver = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    journal = out / JOURNAL_FILE
+    deadline = time.monotonic() + 300
+    while driver.poll() is None and time.monotonic() < deadline:
+        if journal.exists() and len(journal.read_bytes().splitlines()) >= 2:
+            break
+        time.sleep(0.05)
+    driver.send_signal(signal.SIGKILL)
+    driver.wait()
+    committed = len(journal.read_bytes().splitlines())
+    assert 2 <= committed < 13, "killed too late (or too early) to test a resume"
+    time.sleep(1)
+    left = _ray_processes(ray_tmp)
+    assert left, "a killed driver leaves its Ray's agents (else this test proves nothing)"
+
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert _ray_processes(ray_tmp) == [], "the killed run's agents and this run's Ray are gone"
+    assert tree_digest(out) == tree_digest(one_process["mmlongbench-doc"])
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["timings"]["resumed_from"] == committed
+
+
+def test_a_sample_that_kills_its_ray_worker_gets_an_error_record_alone(
+    tmp_path: Path, ray_tmp: Path
+) -> None:
+    """The plugin kills its worker process on one sample, every time: that sample gets the
+    crash record, every other one its outcome, as in local worker processes."""
+    marker = tmp_path / "crashed"
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "crash_then_mark.py").write_text(CRASH_PLUGIN.format(marker=str(marker)))
+    env = dict(
+        os.environ,
+        RAY_TMPDIR=str(ray_tmp),
+        PYTHONPATH=os.pathsep.join([str(plugins), os.environ.get("PYTHONPATH", "")]),
+    )
+    out, local = tmp_path / "out", tmp_path / "local"
+    options = ("--plugin", "crash_then_mark", "--transforms", "crash_then_mark", "--no-routing")
+    source = ROOT / "fixtures" / "mmmu"
+    done = subprocess.run(_command(source, out, *options), env=env, capture_output=True, text=True)
+    assert marker.exists()
+    errors = read_jsonl(out / "errors.jsonl")
+    crashed = [e for e in errors if e["reason"] == CRASH_REASON]
+    assert [e["sample_id"] for e in crashed] == ["fixture_chart_line"], done.stderr
+    made = {r["group_id"] for r in read_jsonl(out / "data.jsonl")}
+    assert made and "fixture_chart_line" not in made
+    marker.unlink()
+    command = _command(source, local, *options, executor="local")
+    assert subprocess.run(command, env=env, capture_output=True).returncode == done.returncode
+    assert marker.exists()
+    assert tree_digest(out) == tree_digest(local)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -99,6 +100,31 @@ def test_a_ray_build_writes_the_bytes_of_a_one_process_build(
         assert digest == tree_digest(reference)
         assert "Token authentication" not in done.stderr
     assert _ray_processes(ray_tmp) == [], "the build's Ray is stopped with it"
+
+
+def test_a_cluster_named_by_ray_address_is_used_and_left_running(
+    tmp_path: Path, one_process: dict[str, Path], ray_tmp: Path
+) -> None:
+    """A cluster started apart (``ray start --head``), named by $RAY_ADDRESS: the build
+    runs its tasks there, writes the same bytes, and leaves the cluster as it found it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = dict(os.environ, RAY_TMPDIR=str(ray_tmp), RAY_USAGE_STATS_ENABLED="0")
+    ray = str(Path(sys.executable).with_name("ray"))
+    head = [ray, "start", "--head", "--port", str(port), "--num-cpus", "2"]
+    head += ["--node-ip-address", "127.0.0.1", "--include-dashboard", "false"]
+    started = subprocess.run(head, env=env, capture_output=True, text=True, timeout=120)
+    assert started.returncode == 0, started.stderr
+    cluster = set(_ray_processes(ray_tmp))
+    assert cluster
+    out = tmp_path / "run"
+    env.update(RAY_ADDRESS=f"127.0.0.1:{port}", RAY_AUTH_MODE="token")
+    command = _command(ROOT / "fixtures" / "mmmu", out)
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert tree_digest(out) == tree_digest(one_process["mmmu"])
+    assert cluster <= set(_ray_processes(ray_tmp)), "a cluster it did not start is left running"
 
 
 def test_a_killed_driver_resumes_to_the_same_bytes_and_its_ray_is_cleared(

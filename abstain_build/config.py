@@ -14,6 +14,7 @@ from .errors import ConfigError
 from .evidence.context import CONTEXTS
 from .media.images import DEFAULT_MAX_PIXELS
 from .media.pdf import DEFAULT_DPI
+from .schema import EVIDENCE_SETS
 
 #: "auto": question-aware routing, one item per sample; "none": every transform that fits.
 ROUTING_MODES = ("auto", "none")
@@ -86,6 +87,10 @@ class BuildConfig:
     min_validity: float | None = None
     #: Ledgers of blind readings to add to the package's (``abstain-build audit --ingest``).
     ledgers: list[str] = field(default_factory=list)
+    #: Evidence sets to add per document sample (``gold``, ``gold+distractors``,
+    #: ``distractors``, ``none``; see :mod:`.pipeline.evidence_sets`), and distractors per set.
+    evidence_sets: list[str] = field(default_factory=list)
+    distractors: int = 4
     #: Where page readings and OCR results are kept: a folder shared by builds over the
     #: same documents reads each page once for all of them. None: ``OUT/state/ocr``.
     ocr_cache: str | None = None
@@ -97,6 +102,14 @@ class BuildConfig:
             raise ConfigError(
                 f"executor {self.executor!r} is not available; choose one of {', '.join(EXECUTORS)}"
             )
+        unknown = [name for name in self.evidence_sets if name not in EVIDENCE_SETS]
+        if unknown:
+            raise ConfigError(
+                f"evidence set {unknown[0]!r} is not available; choose from"
+                f" {', '.join(EVIDENCE_SETS)}"
+            )
+        if not 1 <= self.distractors <= 50:
+            raise ConfigError("distractors must be between 1 and 50")
         if self.ray_address and self.executor != "ray":
             raise ConfigError("ray_address is used with executor 'ray' only")
         if self.limit is not None and self.limit < 0:

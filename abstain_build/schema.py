@@ -14,13 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 #: Values of a record's ``kind``.
 ORIGINAL = "original"
 COUNTERPART = "counterpart"
 ANSWER_CHANGED = "answer_changed"
-KINDS = (ORIGINAL, COUNTERPART, ANSWER_CHANGED)
+EVIDENCE_SET = "evidence_set"
+KINDS = (ORIGINAL, COUNTERPART, ANSWER_CHANGED, EVIDENCE_SET)
+
+#: The evidence sets a document sample can get (``--evidence-sets``), in record order.
+EVIDENCE_SETS = ("gold", "gold+distractors", "distractors", "none")
 
 
 def record_kind(record: dict[str, Any]) -> str:
@@ -85,8 +89,9 @@ RECORD: dict[str, Any] = {
     "id": "string",
     "group_id": "string",
     "answerable": "bool",
-    #: "original" (the source item), "counterpart" (made unanswerable) or "answer_changed"
-    #: (an edit gave it a new printed answer: answerable, ``answer`` is the new gold).
+    #: "original" (the source item), "counterpart" (made unanswerable), "answer_changed"
+    #: (an edit gave it a new printed answer: answerable, ``answer`` is the new gold) or
+    #: "evidence_set" (the question with some pages of its document: ``evidence_set``).
     "kind": "string",
     "axis": "string",
     "question": "string",
@@ -101,6 +106,14 @@ RECORD: dict[str, Any] = {
     "sanitised": ["string"],
     "context": "string",
     "evidence_pages": ["int64"],
+    #: An evidence-set item's set ("gold", "gold+distractors", "distractors", "none"), the
+    #: document's pages its PDF holds, in that order, and the distractors among them (rank
+    #: by similarity to the question, cosine); null for every other item.
+    "evidence_set": {
+        "name": "string",
+        "pages": ["int64"],
+        "distractors": [{"page": "int64", "rank": "int64", "score": "float64"}],
+    },
     "transform": {
         "name": "string",
         "version": "int64",

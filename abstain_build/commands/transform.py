@@ -120,6 +120,20 @@ def transform(
             " way the sample's counterpart comes from its next transform.",
         ),
     ] = None,
+    evidence_sets: Annotated[
+        str | None,
+        typer.Option(
+            "--evidence-sets",
+            metavar="SETS",
+            help="Also ask each document question with some of its pages (comma-separated):"
+            " gold (its evidence pages), gold+distractors, distractors (unanswerable), none"
+            " (the question alone). Default: none of them.",
+        ),
+    ] = None,
+    distractors: Annotated[
+        int | None,
+        typer.Option(help="Distractor pages per evidence set (default 4)."),
+    ] = None,
     progress_every: ProgressEveryOption = None,
     blind_gate: Annotated[
         str | None,
@@ -191,6 +205,8 @@ def transform(
         "dpi": dpi,
         "context": context,
         "answer_changed": answer_changed,
+        "evidence_sets": split_names(evidence_sets),
+        "distractors": distractors,
         "blind_gate": blind_gate,
         "blind_policy": blind_policy,
         "min_validity": min_validity,

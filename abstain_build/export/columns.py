@@ -13,7 +13,8 @@ MEANINGS = {
     "id": "`<group_id>/original` for a control, `<group_id>/<transform>` for an item made from it",
     "group_id": "shared by a control and the items made from it: pairs the splits again",
     "answerable": "`true` for controls and answer-changed items, `false` for counterparts",
-    "kind": "`original`, `counterpart` or `answer_changed`: the split the row is in",
+    "kind": "`original`, `counterpart`, `answer_changed` or `evidence_set`: the split the row"
+    " is in",
     "axis": "`modality_dependency` (image items) or `evidence_sufficiency` (document items)",
     "question": "the question as a model is asked it (question transforms rewrite it)",
     "options": "the answer options of a multiple-choice item, as shown; empty otherwise",
@@ -31,6 +32,9 @@ MEANINGS = {
     "context": "what a model is meant to see: `document` (the whole PDF), `pages` (the"
     " evidence pages in `images`) or `images`",
     "evidence_pages": "the 1-based pages of the document that hold the evidence",
+    "evidence_set": "evidence-set rows: the set (`gold`, `gold+distractors`, `distractors`,"
+    " `none`), the source pages the row's PDF and images hold, and each distractor's rank"
+    " and cosine with the question; null for other rows",
     "transform": "null for controls; else what made the item: `name`, `family`, `axis`,"
     " `target`, `mode`, `seed`, `attempt`, `params` (JSON text), `edits` (regions, tokens,"
     " pages hidden or cropped), `intensity`, `notes`, `rewrite`",

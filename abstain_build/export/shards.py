@@ -26,7 +26,7 @@ from ..media.pdf_sanitise import sanitise_pdf
 from ..schema import record_kind
 
 #: Splits in the order the card lists them.
-SPLITS = ("original", "counterpart", "answer_changed")
+SPLITS = ("original", "counterpart", "answer_changed", "evidence_set")
 #: A shard is cut when its images reach this many bytes (or ``shard_size`` records).
 SHARD_BYTES = 256 * 1024 * 1024
 #: A row group is cut at this many rows or images of this many bytes, whichever comes first.

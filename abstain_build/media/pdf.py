@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 
 import pymupdf
 
@@ -97,6 +98,22 @@ def save_pdf(document: pymupdf.Document) -> bytes:
         use_objstms=1,
         no_new_id=True,
     )
+
+
+def pages_only(document: pymupdf.Document, pages: Sequence[int]) -> bytes:
+    """A PDF of ``pages`` of ``document`` (1-based, in the order given) and nothing else:
+    no outline, link, annotation, form field, structure tree or metadata comes along, so
+    no channel of it speaks of a page it does not hold."""
+    subset = pymupdf.open()
+    try:
+        for number in pages:
+            subset.insert_pdf(
+                document, from_page=number - 1, to_page=number - 1, links=False, annots=False
+            )
+        subset.set_metadata({})
+        return save_pdf(subset)
+    finally:
+        subset.close()
 
 
 def check_render_size(page: pymupdf.Page, dpi: int, max_pixels: int) -> None:

@@ -202,6 +202,7 @@ def dataset_card(
     ]
     if has_chart:
         lines += [f"![Items per transform]({CHART_FILE})", ""]
+    lines += _evidence_set_lines(counts)
     lines += validity_lines(manifest, statuses or {}, human)
     lines += _why_missing_lines(counts)
     skipped = sum(counts.skipped.values())
@@ -390,3 +391,38 @@ def _verification_lines(manifest: dict[str, Any], counts: BuildCounts) -> list[s
             )
             lines.append(f"  - {family}: {block['judged']} judged; {rates}.")
     return lines
+
+
+def _evidence_set_lines(counts: BuildCounts) -> list[str]:
+    """The evidence sets (``--evidence-sets``): items per set, and how alike the
+    distractors are to their questions."""
+    sets = counts.to_json().get("evidence_sets")
+    if not sets:
+        return []
+    return [
+        "## Evidence sets",
+        "",
+        "Each document question also asked with some of its pages, unedited (`kind` ="
+        " `evidence_set`, the set in `evidence_set.name`, the pages its PDF holds in"
+        " `evidence_set.pages`): `gold` its evidence pages, `gold+distractors` those among"
+        " distractors (order drawn from the seed), `distractors` the distractors alone"
+        " (unanswerable), `none` the question alone (answerable only when the blind check"
+        " says knowledge answers it). Distractors are the pages most like the question"
+        " (MiniLM cosine) that print nothing of the answer: no statement, operand row or"
+        " candidate in any channel the evidence map reads.",
+        "",
+        _table(
+            ["set", "items", "answerable", "unanswerable", "distractors' mean cosine"],
+            [
+                [
+                    name,
+                    row["items"],
+                    row["answerable"],
+                    row["unanswerable"],
+                    "-" if row["mean_score"] is None else f"{row['mean_score']:.3f}",
+                ]
+                for name, row in sets.items()
+            ],
+        ),
+        "",
+    ]

@@ -23,7 +23,7 @@ from ..blind.verdict import BlindVerdict
 from ..config import public_settings
 from ..errors import ConfigError
 from ..media.files import atomic_write
-from ..schema import ANSWER_CHANGED, COUNTERPART, record_kind
+from ..schema import ANSWER_CHANGED, COUNTERPART, EVIDENCE_SET, ORIGINAL, record_kind
 from .jobs import SampleOutcome
 
 STATE_DIR = "state"
@@ -236,7 +236,16 @@ def journal_entry(outcome: SampleOutcome, data_end: int, errors_end: int) -> dic
             for r in outcome.records
             if record_kind(r) == ANSWER_CHANGED
         ],
-        "controls": [r["axis"] for r in outcome.records if r["transform"] is None],
+        "controls": [r["axis"] for r in outcome.records if record_kind(r) == ORIGINAL],
+        "sets": [
+            [
+                r["evidence_set"]["name"],
+                r["answerable"],
+                [d["score"] for d in r["evidence_set"]["distractors"]],
+            ]
+            for r in outcome.records
+            if record_kind(r) == EVIDENCE_SET
+        ],
         "errors": [[p.stage, p.transform] for p in outcome.problems],
         "not_applicable": outcome.not_applicable,
         "qc": outcome.qc,

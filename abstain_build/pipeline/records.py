@@ -12,7 +12,7 @@ from ..evidence.gate import GateResult
 from ..evidence.image_gate import ImageGateResult
 from ..evidence.map import EvidenceMap
 from ..model import Sample
-from ..schema import ANSWER_CHANGED, COUNTERPART, ORIGINAL
+from ..schema import ANSWER_CHANGED, COUNTERPART, EVIDENCE_SET, ORIGINAL
 
 
 @dataclass
@@ -58,11 +58,16 @@ def _record(
     new_answer: str | None = None,
     blind: dict[str, Any] | None = None,
     sanitised: list[str] | None = None,
+    evidence_set: dict[str, Any] | None = None,
+    answerable: bool = True,
 ) -> dict[str, Any]:
     """One row, keys in the order of ``abstain_build.schema.RECORD``. ``new_answer``: the
     gold of an answer-changed item; ``blind``: the sample's blind-check verdict;
-    ``sanitised``: what was removed from the document's PDF."""
-    if transform is None:
+    ``sanitised``: what was removed from the document's PDF; ``evidence_set`` (with
+    ``answerable``): the set an evidence-set item ships."""
+    if evidence_set is not None:
+        kind, answer = EVIDENCE_SET, sample.answer if answerable else None
+    elif transform is None:
         kind, answer = ORIGINAL, sample.answer
     elif new_answer is not None:
         kind, answer = ANSWER_CHANGED, new_answer
@@ -71,7 +76,7 @@ def _record(
     return {
         "id": f"{sample.id}/{variant}",
         "group_id": sample.id,
-        "answerable": kind != COUNTERPART,
+        "answerable": answerable if kind == EVIDENCE_SET else kind != COUNTERPART,
         "kind": kind,
         "axis": sample.axis,
         "question": question,
@@ -84,6 +89,7 @@ def _record(
         "sanitised": sanitised,
         "context": context,
         "evidence_pages": list(sample.evidence_pages),
+        "evidence_set": evidence_set,
         "transform": None
         if transform is None
         else dict(
@@ -197,4 +203,45 @@ def perturbed_record(
         new_answer,
         blind,
         sanitised,
+    )
+
+
+def evidence_set_record(
+    sample: Sample,
+    name: str,
+    answerable: bool,
+    images: list[str],
+    document: str | None,
+    evidence_set: dict[str, Any],
+    checks: list[dict[str, Any]],
+    blind: dict[str, Any] | None,
+    context: str,
+) -> dict[str, Any]:
+    """The question with the pages of one evidence set (``--evidence-sets``): answerable
+    with the gold when the set holds its evidence (or, with no pages, when the blind check
+    says knowledge answers it), unanswerable otherwise. No judge reads these items; what
+    made them is in ``qc.preliminary`` (the distractors' check)."""
+    qc = {
+        "status": "control" if answerable else "unverified",
+        "preliminary": {"passed": all(c["passed"] for c in checks), "checks": checks},
+        "judges": [],
+        "self_check": None,
+        "rejected": [],
+        "validity": None,
+        "human": None,
+    }
+    return _record(
+        sample,
+        f"set-{name.replace('+', '-')}",
+        sample.question,
+        images,
+        document,
+        None,
+        None,
+        qc,
+        context,
+        None,
+        blind=blind,
+        evidence_set=evidence_set,
+        answerable=answerable,
     )

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..blind.verdict import CONTESTED, EVIDENCE_NEEDED, KNOWLEDGE, NO_EVIDENCE_EDIT
+from ..schema import EVIDENCE_SETS
 from .reasons import TOP, other_subset, reason_kind, top_reasons
 
 #: The blind check's verdicts, as a build counts them per method.
@@ -44,6 +45,9 @@ class BuildCounts:
     why_not_applicable: Counter = field(default_factory=Counter)
     why_blind: Counter = field(default_factory=Counter)
     why_rejected: Counter = field(default_factory=Counter)
+    #: Evidence-set items (``--evidence-sets``) per set: "items", "answerable",
+    #: "unanswerable", and the distractors' cosines with the question ("scored", "score").
+    evidence_sets: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
 
     @property
     def failed_samples(self) -> int:
@@ -90,7 +94,24 @@ class BuildCounts:
             },
             "blind": self.blind_json(),
             "why_missing": self.why_missing(),
+            **({"evidence_sets": self.evidence_sets_json()} if self.evidence_sets else {}),
         }
+
+    def evidence_sets_json(self) -> dict[str, dict[str, Any]]:
+        """Per evidence set: its items, how many are answerable, and the distractors' mean
+        cosine with the question (None for sets without distractors)."""
+        out = {}
+        for name in EVIDENCE_SETS:
+            c = self.evidence_sets.get(name)
+            if not c:
+                continue
+            out[name] = {
+                "items": c["items"],
+                "answerable": c["answerable"],
+                "unanswerable": c["items"] - c["answerable"],
+                "mean_score": round(c["score"] / c["scored"], 4) if c["scored"] else None,
+            }
+        return out
 
     def why_missing(self, n: int = TOP) -> dict[str, dict[str, int]]:
         """The ``n`` most frequent reasons of each kind, with their counts, most frequent
@@ -130,6 +151,12 @@ def count_entries(entries: Iterable[dict[str, Any]]) -> BuildCounts:
             counts.by_transform[name] += 1
             counts.by_family[family] += 1
             counts.family_of[name] = family
+        for name, answerable, scores in entry.get("sets", []):
+            tally = counts.evidence_sets[name]
+            tally["items"] += 1
+            tally["answerable"] += int(answerable)
+            tally["scored"] += len(scores)
+            tally["score"] += sum(scores)
         for name, _family, axis in entry.get("changed", []):
             counts.answer_changed[axis] += 1
             counts.answer_changed_by_transform[name] += 1

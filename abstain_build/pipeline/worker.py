@@ -33,6 +33,7 @@ from ..transforms.base import NotApplicable, Transform
 from . import fates
 from .apply import LeftWhole, TransformOutput, left_whole_gate, reread, run_transform
 from .assets import AssetStore
+from .evidence_sets import add_evidence_sets
 from .fates import Fate
 from .jobs import JobSpec, RoutedSample, SampleOutcome
 from .prefetch import prefetch_rewrites
@@ -176,6 +177,8 @@ class SampleProcessor:
             self._routed(item.decision, sample, inputs, control, outcome, verdict)
         else:
             self._all_that_fit(sample, inputs, control, outcome, verdict)
+        if self.job.config.evidence_sets:
+            add_evidence_sets(outcome, sample, inputs, control, emap, verdict, self.job.config)
         inputs.close()
         return outcome
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..schema import EVIDENCE_SETS
 from .abstention import Abstention, AbstentionMatcher
 from .answers import Grade, grade
 from .items import DatasetItems, Item
@@ -157,6 +158,34 @@ def answer_changed_metrics(changed: Sequence[Scored]) -> dict[str, Any]:
     }
 
 
+def evidence_set_metrics(sets: Sequence[Scored]) -> dict[str, Any]:
+    """Per evidence set, the cells and metrics of its items (AAC on the answerable sets,
+    UAC on the unanswerable ones), and the distractor-susceptibility index: AAC with the
+    evidence pages alone minus AAC with them among distractors (MRAG-Suite's DSI), on the
+    questions that have both. Kept out of the headline cells, like answer-changed items."""
+    by_set: dict[str, list[Scored]] = defaultdict(list)
+    for one in sets:
+        by_set[str(one.item.evidence_set)].append(one)
+    out: dict[str, Any] = {
+        name: {"items": len(by_set[name]), **confusion(by_set[name]).to_json()}
+        for name in EVIDENCE_SETS
+        if by_set.get(name)
+    }
+    gold = {s.item.group_id: s for s in by_set.get("gold", [])}
+    mixed = {s.item.group_id: s for s in by_set.get("gold+distractors", [])}
+    both = sorted(set(gold) & set(mixed))
+    if both:
+        alone = sum(1 for g in both if gold[g].cell == "TP") / len(both)
+        among = sum(1 for g in both if mixed[g].cell == "TP") / len(both)
+        out["susceptibility"] = {
+            "questions": len(both),
+            "aac_gold": round(alone, 6),
+            "aac_gold_distractors": round(among, 6),
+            "dsi": round(alone - among, 6),
+        }
+    return out
+
+
 def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 6) if whole else None
 
@@ -232,6 +261,8 @@ class Evaluation:
     phrase_files: list[str] = field(default_factory=list)
     #: Answer-changed items, scored apart (:func:`answer_changed_metrics`).
     changed: list[Scored] = field(default_factory=list)
+    #: Evidence-set items (``--evidence-sets``), scored apart (:func:`evidence_set_metrics`).
+    sets: list[Scored] = field(default_factory=list)
     predictions_path: str | None = None
 
     @property
@@ -261,6 +292,7 @@ class Evaluation:
                 "answerable": sum(1 for s in self.scored if s.item.answerable),
                 "unanswerable": sum(1 for s in self.scored if not s.item.answerable),
                 "answer_changed": len(self.changed),
+                "evidence_sets": len(self.sets),
                 "unanswerable_by_status": dict(
                     sorted(
                         Counter(s.item.status for s in self.scored if not s.item.answerable).items()
@@ -272,6 +304,7 @@ class Evaluation:
             "by": {name: self.breakdown(name) for name in by},
             "pairs": pair_metrics(self.scored),
             "answer_changed": answer_changed_metrics(self.changed),
+            "evidence_sets": evidence_set_metrics(self.sets),
             "confidence_sweep": sweep(self.scored),
             "probability_sweep": probability_sweep(self.scored),
             "mas": mas_metrics(self.scored),
@@ -309,6 +342,7 @@ def evaluate(
     known = {item.id for item in dataset.items}
     scored: list[Scored] = []
     changed: list[Scored] = []
+    sets: list[Scored] = []
     missing: list[str] = []
     for index, item in enumerate(dataset.items, start=1):
         prediction = by_id.get(item.id)
@@ -316,7 +350,10 @@ def evaluate(
             missing.append(item.id)
         else:
             one = score_one(item, prediction, matcher)
-            (changed if item.answer_changed else scored).append(one)
+            if item.evidence_set is not None:
+                sets.append(one)
+            else:
+                (changed if item.answer_changed else scored).append(one)
         if progress is not None:
             progress(index, len(dataset.items))
     excluded = sorted(i for i in by_id if i in dataset.excluded)
@@ -331,5 +368,6 @@ def evaluate(
         phrases=len(matcher.phrases),
         phrase_files=[str(p) for p in phrase_files],
         changed=changed,
+        sets=sets,
         predictions_path=None if predictions_path is None else str(predictions_path),
     )

@@ -39,12 +39,14 @@ class Item:
     family: str | None
     status: str
     subset: str
-    #: "original", "counterpart" or "answer_changed" (see ``pipeline.records``).
+    #: "original", "counterpart", "answer_changed" or "evidence_set" (``pipeline.records``).
     kind: str = "original"
     #: The original's gold, for answer-changed items (what a model that recites gives).
     original_gold: str | None = None
     #: The blind check's verdict on the item's source ("unchecked" when not recorded).
     blind: str = "unchecked"
+    #: An evidence-set item's set ("gold", "gold+distractors", "distractors", "none").
+    evidence_set: str | None = None
 
     @property
     def answer_changed(self) -> bool:
@@ -100,6 +102,7 @@ def _item(record: dict[str, Any]) -> Item:
         kind=kind,
         original_gold=None if original is None else str(original),
         blind=str((record.get("blind") or {}).get("verdict") or "unchecked"),
+        evidence_set=(record.get("evidence_set") or {}).get("name"),
     )
 
 
@@ -141,8 +144,12 @@ def read_items(dataset: Path, *, verified_only: bool = False) -> DatasetItems:
             item = _item(record)
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"{path}:{number} is not a dataset record ({exc!r})") from None
-        if not item.answerable and (
-            item.status in EXCLUDED_STATUSES or (verified_only and item.status != VERIFIED)
+        # Evidence-set items are made unanswerable by what they leave out, not by an edit a
+        # judge verifies: no status excludes them.
+        if (
+            not item.answerable
+            and item.evidence_set is None
+            and (item.status in EXCLUDED_STATUSES or (verified_only and item.status != VERIFIED))
         ):
             excluded[item.id] = item.status
             continue

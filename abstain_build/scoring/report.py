@@ -158,6 +158,19 @@ def print_report(console: Console, data: dict[str, Any], by: str, written: Path 
             f" abstained: {changed['abstained']}, another answer: {changed['other_answer']}",
             highlight=False,
         )
+    sets = data.get("evidence_sets") or {}
+    rows = [{"evidence set": name, **row} for name, row in sets.items() if name != "susceptibility"]
+    if rows:
+        console.print(metrics_table("Evidence sets (scored apart)", rows, "evidence set"))
+        index = sets.get("susceptibility")
+        if index:
+            console.print(
+                f"[bold]Distractor susceptibility[/] (AAC with the evidence pages alone minus"
+                f" AAC with them among distractors, {index['questions']} questions):"
+                f" {100 * index['aac_gold']:.1f}% - {100 * index['aac_gold_distractors']:.1f}%"
+                f" = {100 * index['dsi']:+.1f} points",
+                highlight=False,
+            )
     if data["confidence_sweep"]:
         console.print(sweep_table(data["confidence_sweep"]))
     if data.get("probability_sweep"):

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..questions.kinds import answer_kind, control_kind, shown_status
-from ..schema import COUNTERPART, record_kind
+from ..schema import COUNTERPART, EVIDENCE_SET, record_kind
 from .ledger import Reading, fingerprint
 from .shipped import shipped_digest
 
@@ -107,8 +107,11 @@ def left_out_by_readings(build: Build) -> int:
     return sum((readings or {}).get(verdict, 0) for verdict in ("knowledge", "contested"))
 
 
-def candidates(builds: Sequence[Build], statuses: Sequence[str]) -> list[Candidate]:
-    """The counterparts of ``builds`` whose QC status is one of ``statuses``."""
+def candidates(
+    builds: Sequence[Build], statuses: Sequence[str], sets: Sequence[str] = ()
+) -> list[Candidate]:
+    """The counterparts of ``builds`` whose QC status is one of ``statuses``, and the
+    unanswerable items of the evidence sets named in ``sets`` ("distractors", "none")."""
     from ..scoring.items import data_records
 
     found = []
@@ -116,13 +119,36 @@ def candidates(builds: Sequence[Build], statuses: Sequence[str]) -> list[Candida
         records = list(data_records(build.root))
         controls = {r["group_id"]: r for r in records if record_kind(r) == "original"}
         for record in records:
-            if record_kind(record) != COUNTERPART or shown_status(record) not in statuses:
+            if record_kind(record) == EVIDENCE_SET:
+                if record["answerable"] or record["evidence_set"]["name"] not in sets:
+                    continue
+                record = as_reading_item(record)
+            elif record_kind(record) != COUNTERPART or shown_status(record) not in statuses:
                 continue
             control = controls.get(record["group_id"])
             if control is None:
                 continue
             found.append(Candidate(build, record, _key(build, record, control)))
     return found
+
+
+#: What an evidence set's readings are filed under: a transform named ``evidence_set:NAME``
+#: (the validity table counts it like one), at this version.
+SET_PREFIX = "evidence_set:"
+SET_VERSION = 1
+
+
+def as_reading_item(record: dict[str, Any]) -> dict[str, Any]:
+    """An unanswerable evidence-set item, described as the key describes a counterpart:
+    its set as the transform, its pages as the parameters."""
+    chosen = record["evidence_set"]
+    transform = {
+        "name": SET_PREFIX + chosen["name"],
+        "version": SET_VERSION,
+        "mode": "rule",
+        "params": json.dumps({"pages": chosen["pages"]}),
+    }
+    return dict(record, transform=transform)
 
 
 def _key(build: Build, record: dict[str, Any], control: dict[str, Any]) -> dict[str, Any]:
@@ -233,9 +259,10 @@ def write_kits(
     if key_path.exists():
         raise ConfigError(f"{key_path} exists: a key is never overwritten")
     seen = {(r.item, r.version) for r in read}
+    sets = [t[len(SET_PREFIX) :] for t in transforms if t.startswith(SET_PREFIX)]
     pool = [
         c
-        for c in candidates(builds, statuses)
+        for c in candidates(builds, statuses, sets)
         if (c.key["item"], c.key["version"]) not in seen
         and (not transforms or c.key["transform"] in transforms)
     ]

@@ -68,7 +68,8 @@ def test_every_document_question_gets_the_four_sets_with_their_pages(with_sets: 
         assert mixed["answerable"] and sorted(mixed["evidence_set"]["pages"]) == sorted(
             set(evidence) | set(distractors)
         )
-        assert not alone["answerable"] and alone["answer"] is None
+        knowledge = records["original"]["blind"]["verdict"] == "knowledge"
+        assert alone["answerable"] == knowledge and (alone["answer"] is None) != knowledge
         assert alone["evidence_set"]["pages"] == distractors
         for record in (gold, mixed, alone):
             assert _pdf_pages(with_sets, record) == len(record["evidence_set"]["pages"])
@@ -264,5 +265,11 @@ def test_blind_kits_of_the_distractor_set_ship_its_pages_and_file_under_its_name
         record = records[line["record"]]
         assert line["transform"] == "evidence_set:distractors" and line["version"] == 1
         assert record["evidence_set"]["name"] == "distractors" and not record["answerable"]
-        shipped = kits / line["reader"] / line["kit"] / "document.pdf"
-        assert shipped.read_bytes() == (with_sets / record["document"]).read_bytes()
+        kit = kits / line["reader"] / line["kit"]
+        assert (kit / "document.pdf").read_bytes() == (with_sets / record["document"]).read_bytes()
+        # The pages are named as the shipped PDF numbers them, not by the source's pages.
+        count = len(record["evidence_set"]["pages"])
+        assert sorted(p.name for p in kit.glob("page-*.png")) == [
+            f"page-{n:04d}.png" for n in range(1, count + 1)
+        ]
+        assert "image-" not in (kit / "question.md").read_text(encoding="utf-8")

@@ -5,7 +5,8 @@ Beside its edited counterparts, a document sample can be asked with
 * ``gold``: its evidence pages only (answerable);
 * ``gold+distractors``: its evidence pages among ``--distractors`` k distractor pages,
   in an order drawn from the run's seed (answerable);
-* ``distractors``: the distractor pages only (unanswerable);
+* ``distractors``: the distractor pages only (unanswerable, unless the blind check says
+  knowledge answers the question: then no page is needed, and it is answerable);
 * ``none``: no page at all, the question alone (answerable only when the blind check
   says knowledge answers it; recorded either way).
 

@@ -318,6 +318,8 @@ def _write_kit(item: Candidate, folder: Path) -> None:
     folder.mkdir(parents=True)
     shipped: list[str] = []
     pages = list(record.get("evidence_pages") or [])
+    if record.get("evidence_set"):  # its images are its PDF's pages, in order
+        pages = list(range(1, len(record["evidence_set"]["pages"]) + 1))
     document = record.get("document")
     for index, relative in enumerate(record.get("images") or []):
         suffix = Path(relative).suffix or ".png"

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from abstain_build import BuildConfig, build
 from abstain_build.pipeline.output import JOURNAL_FILE
 from abstain_build.pipeline.parallel import CRASH_REASON
 
@@ -63,7 +62,9 @@ def _command(source: Path, out: Path, *extra: str, executor: str = "ray") -> lis
         "--out",
         str(out),
         "--seed",
-        "7",
+        "3",
+        "--min-validity",
+        "0",
         "--executor",
         executor,
         "--workers",
@@ -73,22 +74,14 @@ def _command(source: Path, out: Path, *extra: str, executor: str = "ray") -> lis
     ]
 
 
-@pytest.fixture(scope="module")
-def one_process(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The fixtures built in this process (one worker, seed 7): the bytes to match."""
-    base = tmp_path_factory.mktemp("one-process")
-    for name in ("mmmu", "mmlongbench-doc"):
-        build(BuildConfig(source=str(ROOT / "fixtures" / name), out=str(base / name), seed=7))
-    return {name: base / name for name in ("mmmu", "mmlongbench-doc")}
-
-
 def test_a_ray_build_writes_the_bytes_of_a_one_process_build(
-    tmp_path: Path, one_process: dict[str, Path], ray_tmp: Path
+    tmp_path: Path, fixture_builds: dict[str, Path], ray_tmp: Path
 ) -> None:
     """Both fixtures on a local Ray (started by the build and stopped at its end) and in
-    one process: the same data, errors, card and assets."""
+    local workers (the session's fixture builds, seed 3): the same data, errors, card and
+    assets."""
     env = dict(os.environ, RAY_TMPDIR=str(ray_tmp))
-    for name, reference in one_process.items():
+    for name, reference in fixture_builds.items():
         out = tmp_path / name
         done = subprocess.run(
             _command(ROOT / "fixtures" / name, out), env=env, capture_output=True, text=True
@@ -103,7 +96,7 @@ def test_a_ray_build_writes_the_bytes_of_a_one_process_build(
 
 
 def test_a_cluster_named_by_ray_address_is_used_and_left_running(
-    tmp_path: Path, one_process: dict[str, Path], ray_tmp: Path
+    tmp_path: Path, fixture_builds: dict[str, Path], ray_tmp: Path
 ) -> None:
     """A cluster started apart (``ray start --head``), named by $RAY_ADDRESS: the build
     runs its tasks there, writes the same bytes, and leaves the cluster as it found it."""
@@ -123,12 +116,12 @@ def test_a_cluster_named_by_ray_address_is_used_and_left_running(
     command = _command(ROOT / "fixtures" / "mmmu", out)
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert tree_digest(out) == tree_digest(one_process["mmmu"])
+    assert tree_digest(out) == tree_digest(fixture_builds["mmmu"])
     assert cluster <= set(_ray_processes(ray_tmp)), "a cluster it did not start is left running"
 
 
 def test_a_killed_driver_resumes_to_the_same_bytes_and_its_ray_is_cleared(
-    tmp_path: Path, one_process: dict[str, Path], ray_tmp: Path
+    tmp_path: Path, fixture_builds: dict[str, Path], ray_tmp: Path
 ) -> None:
     """SIGKILL of the driver once samples are committed takes its GCS and raylet along,
     but not the raylet's agents; the next run clears them, resumes, and writes the bytes
@@ -154,7 +147,7 @@ def test_a_killed_driver_resumes_to_the_same_bytes_and_its_ray_is_cleared(
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert _ray_processes(ray_tmp) == [], "the killed run's agents and this run's Ray are gone"
-    assert tree_digest(out) == tree_digest(one_process["mmlongbench-doc"])
+    assert tree_digest(out) == tree_digest(fixture_builds["mmlongbench-doc"])
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["timings"]["resumed_from"] == committed
 

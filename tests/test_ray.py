@@ -52,6 +52,13 @@ def _ray_processes(folder: Path) -> list[int]:
     return found
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
 def _command(source: Path, out: Path, *extra: str, executor: str = "ray") -> list[str]:
     return [
         sys.executable,
@@ -136,6 +143,8 @@ def test_a_killed_driver_resumes_to_the_same_bytes_and_its_ray_is_cleared(
         if journal.exists() and len(journal.read_bytes().splitlines()) >= 2:
             break
         time.sleep(0.05)
+    gcs = [_cmdline(pid) for pid in _ray_processes(ray_tmp) if "gcs_server" in _cmdline(pid)]
+    assert gcs and all("--node-ip-address=127.0.0.1" in line for line in gcs), gcs
     driver.send_signal(signal.SIGKILL)
     driver.wait()
     committed = len(journal.read_bytes().splitlines())
@@ -181,3 +190,33 @@ def test_a_sample_that_kills_its_ray_worker_gets_an_error_record_alone(
     assert subprocess.run(command, env=env, capture_output=True).returncode == done.returncode
     assert marker.exists()
     assert tree_digest(out) == tree_digest(local)
+
+
+def test_ctrl_c_stops_the_build_and_its_ray(tmp_path: Path, ray_tmp: Path) -> None:
+    """SIGINT once samples are committed: the driver says how to resume, marks the run
+    interrupted and stops the Ray it started (GCS, raylet, agents, workers)."""
+    out = tmp_path / "run"
+    env = dict(os.environ, RAY_TMPDIR=str(ray_tmp))
+    command = _command(ROOT / "fixtures" / "mmlongbench-doc", out)
+    driver = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        # As at a terminal: a test runner's worker may ignore SIGINT, and a child inherits that.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    journal = out / JOURNAL_FILE
+    deadline = time.monotonic() + 300
+    while driver.poll() is None and time.monotonic() < deadline:
+        if journal.exists() and journal.read_bytes().count(b"\n") >= 1:
+            break
+        time.sleep(0.05)
+    assert _ray_processes(ray_tmp), "the build runs on a Ray of its own"
+    driver.send_signal(signal.SIGINT)
+    _, err = driver.communicate(timeout=120)
+    assert driver.returncode != 0
+    assert b"resume" in err
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    time.sleep(1)
+    assert _ray_processes(ray_tmp) == []

@@ -54,6 +54,9 @@ def _ray() -> Any:
     return ray
 
 
+#: Ray's switch for nodes that serve no cluster (named for Windows and macOS, where it is
+#: off by default): off, a node's address is the loopback.
+LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
 
 
@@ -93,9 +96,15 @@ def ray_runtime(address: str | None, workers: int) -> Iterator[None]:
     """Ray for the block: the cluster at ``address`` (or ``$RAY_ADDRESS``), or else a
     local Ray on 127.0.0.1 with ``workers`` CPUs, stopped when the block ends, on Ctrl-C
     and on an error too. A Ray this process had already joined is used as it is."""
-    ray = _ray()
     # Ray reports usage to its authors unless told not to; a build sends nothing anywhere.
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    target = cluster_address(address)
+    if not target:
+        # A Ray of its own listens on the loopback only. Ray turns 127.0.0.1 into the
+        # machine's network address unless this (read when ray is imported) says the node
+        # is no cluster member.
+        os.environ.setdefault(LOOPBACK_ENV, "0")
+    ray = _ray()
     if ray.is_initialized():
         yield
         return
@@ -104,7 +113,6 @@ def ray_runtime(address: str | None, workers: int) -> Iterator[None]:
         "log_to_driver": False,
         "logging_level": logging.WARNING,
     }
-    target = cluster_address(address)
     if target:
         ray.init(address=target, **quiet)
         try:

@@ -91,6 +91,10 @@ def cluster_address(address: str | None) -> str | None:
     return address or os.environ.get(ADDRESS_ENV) or None
 
 
+#: How a build's Ray talks: no dashboard, the workers' output kept out of the build's.
+QUIET = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
+
+
 @contextlib.contextmanager
 def ray_runtime(address: str | None, workers: int) -> Iterator[None]:
     """Ray for the block: the cluster at ``address`` (or ``$RAY_ADDRESS``), or else a
@@ -99,22 +103,17 @@ def ray_runtime(address: str | None, workers: int) -> Iterator[None]:
     # Ray reports usage to its authors unless told not to; a build sends nothing anywhere.
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     target = cluster_address(address)
-    if not target:
-        # A Ray of its own listens on the loopback only. Ray turns 127.0.0.1 into the
-        # machine's network address unless this (read when ray is imported) says the node
-        # is no cluster member.
-        os.environ.setdefault(LOOPBACK_ENV, "0")
-    ray = _ray()
+    # A Ray of its own listens on the loopback only: Ray turns 127.0.0.1 into the
+    # machine's network address unless told, when ray is imported, that the node serves
+    # no cluster.
+    loopback = {} if target or LOOPBACK_ENV in os.environ else {LOOPBACK_ENV: "0"}
+    with _environment(**loopback):
+        ray = _ray()
     if ray.is_initialized():
         yield
         return
-    quiet = {
-        "include_dashboard": False,
-        "log_to_driver": False,
-        "logging_level": logging.WARNING,
-    }
     if target:
-        ray.init(address=target, **quiet)
+        ray.init(address=target, **QUIET)
         try:
             yield
         finally:
@@ -127,8 +126,8 @@ def ray_runtime(address: str | None, workers: int) -> Iterator[None]:
     # "local": a new instance, never one a previous run or another user left running. Its
     # workers import what this process imports (a plugin found in the current folder, a
     # checkout on PYTHONPATH), as local worker processes do.
-    with _environment(PYTHONPATH=os.pathsep.join(_added_paths())):
-        ray.init(address="local", num_cpus=workers, _node_ip_address="127.0.0.1", **quiet)
+    with _environment(PYTHONPATH=os.pathsep.join(_added_paths()), **loopback):
+        ray.init(address="local", num_cpus=workers, _node_ip_address="127.0.0.1", **QUIET)
     record = record_local_ray()
     try:
         yield

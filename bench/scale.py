@@ -32,6 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import pymupdf
 from build_speed import FIXTURE, SHARED, build, floor  # sibling script: bench/ is on sys.path
 
 from abstain_build.pipeline.ray_workers import ray_runtime
@@ -66,6 +67,11 @@ def ray_costs() -> dict[str, float]:
     return {"startup_s": up, "shutdown_s": down, "per_task_s": per_task}
 
 
+def page_count(pdf: Path) -> int:
+    with pymupdf.open(pdf) as document:
+        return document.page_count
+
+
 def digest(out: Path) -> str:
     return hashlib.sha256((out / "data.jsonl").read_bytes()).hexdigest()[:16]
 
@@ -92,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
             row["data_sha256"] = digest(out)
             rows.append(row)
         least = floor(source, root / "local-1")
-        documents = sum(1 for _ in (source / "documents").glob("*.pdf"))
+        pdfs = sorted((source / "documents").glob("*.pdf"))
+        documents = len(pdfs)
+        pages = sum(page_count(pdf) for pdf in pdfs)
     costs = ray_costs()
 
     print(f"source: {source}" + (f" (first {args.limit})" if args.limit else ""))
@@ -123,8 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     busy = args.project_samples * (per_sample + costs["per_task_s"])
     projected = busy / (cores * efficiency) + costs["startup_s"] if efficiency else 0.0
     print(
-        f"per sample: {per_sample:.1f} busy s at one worker (floor {least:.1f} s over"
-        f" {documents} documents); efficiency per worker at two: {efficiency:.2f}"
+        f"per sample: {per_sample:.1f} busy s at one worker; per page read: floor"
+        f" {least / max(pages, 1):.2f} s ({least:.1f} s over {pages} pages of {documents}"
+        f" documents), the build {one['wall'] / max(least, 1e-9):.2f}x that;"
+        f" efficiency per worker at two: {efficiency:.2f}"
     )
     print(
         f"projection: {args.project_samples:,} document samples on {args.nodes} nodes x"

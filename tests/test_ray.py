@@ -1,6 +1,7 @@
-"""Builds on Ray (``--executor ray``) against a real local Ray: the bytes of a one-process
-build, a killed driver resumed to the same bytes with nothing of its Ray left running, and
-a sample that kills its worker isolated."""
+"""Builds on Ray (``--executor ray``) against a real Ray: the bytes of a build in local
+workers, on a cluster and on a Ray the build starts; a killed driver resumed to the same
+bytes with nothing of its Ray left running; Ctrl-C; a sample that kills its worker
+isolated."""
 
 from __future__ import annotations
 
@@ -81,25 +82,6 @@ def _command(source: Path, out: Path, *extra: str, executor: str = "ray") -> lis
     ]
 
 
-def test_a_ray_build_writes_the_bytes_of_a_one_process_build(
-    tmp_path: Path, fixture_builds: dict[str, Path], ray_tmp: Path
-) -> None:
-    """The document fixture on a local Ray (started by the build and stopped at its end)
-    and in local workers (the session's fixture build, seed 3): the same data, errors,
-    card and assets. (The image fixture runs on a cluster below.)"""
-    env = dict(os.environ, RAY_TMPDIR=str(ray_tmp))
-    out = tmp_path / "mmlongbench-doc"
-    command = _command(ROOT / "fixtures" / "mmlongbench-doc", out)
-    done = subprocess.run(command, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert json.loads((out / "manifest.json").read_text())["config"]["executor"] == "ray"
-    digest = tree_digest(out)
-    assert len(digest) > 10
-    assert digest == tree_digest(fixture_builds["mmlongbench-doc"])
-    assert "Token authentication" not in done.stderr
-    assert _ray_processes(ray_tmp) == [], "the build's Ray is stopped with it"
-
-
 def test_a_cluster_named_by_ray_address_is_used_and_left_running(
     tmp_path: Path, fixture_builds: dict[str, Path], ray_tmp: Path
 ) -> None:
@@ -130,7 +112,7 @@ def test_a_killed_driver_resumes_to_the_same_bytes_and_its_ray_is_cleared(
 ) -> None:
     """SIGKILL of the driver once samples are committed takes its GCS and raylet along,
     but not the raylet's agents; the next run clears them, resumes, and writes the bytes
-    of an uninterrupted build."""
+    of an uninterrupted build in local workers (data, errors, card, assets)."""
     out = tmp_path / "run"
     env = dict(os.environ, RAY_TMPDIR=str(ray_tmp))
     command = _command(ROOT / "fixtures" / "mmlongbench-doc", out)
@@ -153,7 +135,9 @@ def test_a_killed_driver_resumes_to_the_same_bytes_and_its_ray_is_cleared(
 
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+    assert "Token authentication" not in done.stderr
     assert _ray_processes(ray_tmp) == [], "the killed run's agents and this run's Ray are gone"
+    assert json.loads((out / "manifest.json").read_text())["config"]["executor"] == "ray"
     assert tree_digest(out) == tree_digest(fixture_builds["mmlongbench-doc"])
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["timings"]["resumed_from"] == committed

@@ -19,6 +19,7 @@ structure tree or metadata (:func:`..media.pdf.pages_only`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,11 +63,14 @@ def page_text(emap: EvidenceMap, page: int) -> str:
     return " ".join(r.text for r in readings.readings) if readings else ""
 
 
-def rank_distractors(emap: EvidenceMap, question: str, count: int) -> list[Distractor]:
-    """The ``count`` eligible pages most similar to ``question`` (ties: the earlier page)."""
+def rank_distractors(
+    emap: EvidenceMap, question: str, count: int, excluded: Mapping[int, str] | None = None
+) -> list[Distractor]:
+    """The ``count`` eligible pages most similar to ``question`` (ties: the earlier page);
+    ``excluded``: :func:`excluded_pages`, when the caller has it already."""
     from ..text.embeddings import embed
 
-    excluded = excluded_pages(emap)
+    excluded = excluded_pages(emap) if excluded is None else excluded
     pages = [p for p in sorted(emap.readings) if p not in excluded]
     if not pages or count <= 0:
         return []

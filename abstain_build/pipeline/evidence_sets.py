@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..blind.verdict import BlindVerdict
@@ -70,9 +69,10 @@ def build_evidence_sets(
     made = EvidenceSets()
     names = [name for name in EVIDENCE_SETS if name in wanted]
     evidence = list(dict.fromkeys(sample.evidence_pages))
+    excluded = excluded_pages(emap)
     chosen = []
     if any(name in WITH_DISTRACTORS for name in names):
-        chosen = rank_distractors(emap, sample.question, count)
+        chosen = rank_distractors(emap, sample.question, count, excluded)
         if not chosen:
             why = "no page of the document is eligible as a distractor (each is evidence or"
             why += " prints the answer, an operand or a candidate)"
@@ -89,7 +89,6 @@ def build_evidence_sets(
         shown[distractor.page] = assets.variant_file(
             sample.id, DISTRACTOR_FOLDER, f"page-{distractor.page:04d}.png", png
         )
-    excluded = excluded_pages(emap)
     check = {
         "name": "distractors",
         "passed": True,
@@ -153,9 +152,11 @@ def add_evidence_sets(
     emap: EvidenceMap | None,
     verdict: BlindVerdict,
     config: BuildConfig,
+    assets: AssetStore,
 ) -> None:
-    """The sample's evidence-set items into ``outcome`` (its assets written), the sets it
-    could not get as not applicable, a failure as the sample's error record."""
+    """The sample's evidence-set items into ``outcome`` (their files written to
+    ``assets``), the sets it could not get as not applicable, a failure as the sample's
+    error record."""
     if emap is None:  # an image sample
         for name in config.evidence_sets:
             outcome.not_applicable[f"evidence_set:{name}"] = IMAGE_SAMPLES
@@ -171,7 +172,7 @@ def add_evidence_sets(
             config.evidence_sets,
             config.distractors,
             config.seed,
-            AssetStore(Path(config.out)),
+            assets,
         )
     except SampleError as error:
         problem = SampleProblem(sample.id, "evidence_sets", error.reason, source=sample.source)

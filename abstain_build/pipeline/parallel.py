@@ -191,7 +191,7 @@ class OrderedPool:
     ) -> None:
         self.job = job
         self.workers = workers
-        work, self.crashed, _ = TASKS[task]
+        work, self.crash_record, _ = TASKS[task]
         self.backend: Workers = backend or ProcessWorkers(job, workers, work)
         self.running_cap = self.backend.running_cap
         self.restarts = 0
@@ -287,7 +287,7 @@ class OrderedPool:
             for index, (other, other_slot) in enumerate(pending):
                 if isinstance(other_slot, Future) and not _succeeded(other_slot):
                     pending[index] = (other, self._submit(other))
-        return self.crashed(item) if outcome is None else outcome
+        return self.crash_record(item) if outcome is None else outcome
 
 
 def executor_runtime(config: BuildConfig) -> contextlib.AbstractContextManager[None]:

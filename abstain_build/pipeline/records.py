@@ -106,6 +106,19 @@ def _record(
     }
 
 
+def _qc(status: str, preliminary: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A record's ``qc`` before any judge: its status and the structural checks."""
+    return {
+        "status": status,
+        "preliminary": preliminary,
+        "judges": [],
+        "self_check": None,
+        "rejected": [],
+        "validity": None,  # the validity policy's word (verified counterparts)
+        "human": None,  # set by `abstain-build review --finalize`
+    }
+
+
 def record_context(sample: Sample, context: str) -> str:
     """What a model is meant to see: "images" for image samples, else the run's context."""
     return "images" if sample.document is None else context
@@ -132,15 +145,6 @@ def control_record(
     emap: EvidenceMap | None = None,
     blind: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    qc = {
-        "status": "control",
-        "preliminary": None,
-        "judges": [],
-        "self_check": None,
-        "rejected": [],
-        "validity": None,  # the validity policy's word (verified counterparts)
-        "human": None,  # set by `abstain-build review --finalize`
-    }
     return _record(
         sample,
         "original",
@@ -149,7 +153,7 @@ def control_record(
         assets.document,
         None,
         None,
-        qc,
+        _qc("control"),
         record_context(sample, context),
         evidence_block(emap),
         blind=blind,
@@ -176,15 +180,7 @@ def perturbed_record(
     None when QC is off, and the item passed the structural checks only. ``new_answer``:
     the item is answer-changed, answerable with this gold (the judges, who test
     unanswerability, do not see it; its status says what it is)."""
-    qc: dict[str, Any] = {
-        "status": ANSWER_CHANGED if new_answer is not None else "unverified",
-        "preliminary": preliminary,
-        "judges": [],
-        "self_check": None,
-        "rejected": [],
-        "validity": None,  # the validity policy's word (verified counterparts)
-        "human": None,  # set by `abstain-build review --finalize`
-    }
+    qc = _qc(ANSWER_CHANGED if new_answer is not None else "unverified", preliminary)
     if verification is not None:
         qc.update(verification)
         if qc["self_check"] is not None:
@@ -221,15 +217,8 @@ def evidence_set_record(
     with the gold when the set holds its evidence (or, with no pages, when the blind check
     says knowledge answers it), unanswerable otherwise. No judge reads these items; what
     made them is in ``qc.preliminary`` (the distractors' check)."""
-    qc = {
-        "status": "control" if answerable else "unverified",
-        "preliminary": {"passed": all(c["passed"] for c in checks), "checks": checks},
-        "judges": [],
-        "self_check": None,
-        "rejected": [],
-        "validity": None,
-        "human": None,
-    }
+    preliminary = {"passed": all(c["passed"] for c in checks), "checks": checks}
+    qc = _qc("control" if answerable else "unverified", preliminary)
     return _record(
         sample,
         f"set-{name.replace('+', '-')}",

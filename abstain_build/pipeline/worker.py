@@ -178,7 +178,8 @@ class SampleProcessor:
         else:
             self._all_that_fit(sample, inputs, control, outcome, verdict)
         if self.job.config.evidence_sets:
-            add_evidence_sets(outcome, sample, inputs, control, emap, verdict, self.job.config)
+            config = self.job.config
+            add_evidence_sets(outcome, sample, inputs, control, emap, verdict, config, self.assets)
         inputs.close()
         return outcome
 

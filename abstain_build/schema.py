@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 #: Values of a record's ``kind``.
 ORIGINAL = "original"
@@ -23,7 +23,7 @@ ANSWER_CHANGED = "answer_changed"
 EVIDENCE_SET = "evidence_set"
 KINDS = (ORIGINAL, COUNTERPART, ANSWER_CHANGED, EVIDENCE_SET)
 
-#: The evidence sets a document sample can get (``--evidence-sets``), in record order.
+#: The evidence sets a sample can get (``--evidence-sets``), in record order.
 EVIDENCE_SETS = ("gold", "gold+distractors", "distractors", "none")
 
 
@@ -106,13 +106,25 @@ RECORD: dict[str, Any] = {
     "sanitised": ["string"],
     "context": "string",
     "evidence_pages": ["int64"],
-    #: An evidence-set item's set ("gold", "gold+distractors", "distractors", "none"), the
-    #: document's pages its PDF holds, in that order, and the distractors among them (rank
-    #: by similarity to the question, cosine); null for every other item.
+    #: An evidence-set item's set ("gold", "gold+distractors", "distractors", "none"); for
+    #: a document, the pages its PDF holds, in that order; for an image sample, what each
+    #: of its images is ("image_1": the sample's own; "ID/image_1": sample ID's, a
+    #: distractor); and the distractors among them (a page, or the sample that lent the
+    #: image and whether it shares the subject; rank by similarity to the question,
+    #: cosine); null for every other item.
     "evidence_set": {
         "name": "string",
         "pages": ["int64"],
-        "distractors": [{"page": "int64", "rank": "int64", "score": "float64"}],
+        "images": ["string"],
+        "distractors": [
+            {
+                "page": "int64",
+                "sample": "string",
+                "rank": "int64",
+                "score": "float64",
+                "same_subject": "bool",
+            }
+        ],
     },
     "transform": {
         "name": "string",

@@ -26,6 +26,7 @@ from ..transforms.params import ParamError
 from ..transforms.registry import RegistryError, get_registry
 from ..validity import ValidityPolicy
 from .card import write_card
+from .distractor_pool import plan_image_distractors, wants_image_distractors
 from .jobs import JobSpec, RoutedSample
 from .manifest import finish_manifest, start_manifest
 from .output import STATE_DIR, RunOutput
@@ -272,6 +273,11 @@ def _build(
     usage: list[dict[str, Any]] = []
     processed = len(done_ids)
     try:
+        if wants_image_distractors(config):
+            manifest["image_distractors"] = plan_image_distractors(
+                lambda: _limited(source, config.limit), config, out.root / STATE_DIR
+            )
+            _write_json(out.root / "manifest.json", manifest)
         if config.routing == "auto":
             routed = route_dataset(
                 _limited(source, config.limit),

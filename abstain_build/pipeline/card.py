@@ -402,14 +402,23 @@ def _evidence_set_lines(counts: BuildCounts) -> list[str]:
     return [
         "## Evidence sets",
         "",
-        "Each document question also asked with some of its pages, unedited (`kind` ="
-        " `evidence_set`, the set in `evidence_set.name`, the pages its PDF holds in"
-        " `evidence_set.pages`): `gold` its evidence pages, `gold+distractors` those among"
-        " distractors (order drawn from the seed), `distractors` the distractors alone"
-        " (unanswerable), `none` the question alone (answerable only when the blind check"
-        " says knowledge answers it). Distractors are the pages most like the question"
-        " (MiniLM cosine) that print nothing of the answer: no statement, operand row or"
-        " candidate in any channel the evidence map reads.",
+        "Each question also asked with some of its evidence, unedited (`kind` ="
+        " `evidence_set`, the set in `evidence_set.name`): `gold` its evidence alone,"
+        " `gold+distractors` that among distractors (order drawn from the seed),"
+        " `distractors` the distractors alone (unanswerable), `none` the question alone"
+        " (answerable only when the blind check says knowledge answers it; so are"
+        " `distractors` items then).",
+        "",
+        "- Documents: the evidence is the evidence pages (the item's PDF holds the pages in"
+        " `evidence_set.pages`); distractors are the document's pages most like the"
+        " question (MiniLM cosine) that print nothing of the answer: no statement, operand"
+        " row or candidate in any channel the evidence map reads.",
+        "- Image samples: the evidence is the sample's images; distractors are the first"
+        " images of other samples, of the same subject first, whose questions are most"
+        " like this one (MiniLM cosine), none of the sample's own images (bytes or"
+        " difference hash) and none printing the gold (OCR). `evidence_set.images` says"
+        " what each shipped image is; in `gold+distractors` the question's `<image N>`"
+        " names the sample's image N where it is shown.",
         "",
         _table(
             ["set", "items", "answerable", "unanswerable", "distractors' mean cosine"],

@@ -1,49 +1,64 @@
-"""Evidence sets (``--evidence-sets``): a document question asked with some of its pages.
+"""Evidence sets (``--evidence-sets``): a question asked with some of its evidence.
 
-Beside its edited counterparts, a document sample can be asked with
+Beside its edited counterparts, a sample can be asked with
 
-* ``gold``: its evidence pages only (answerable);
-* ``gold+distractors``: its evidence pages among ``--distractors`` k distractor pages,
-  in an order drawn from the run's seed (answerable);
-* ``distractors``: the distractor pages only (unanswerable, unless the blind check says
-  knowledge answers the question: then no page is needed, and it is answerable);
-* ``none``: no page at all, the question alone (answerable only when the blind check
-  says knowledge answers it; recorded either way).
+* ``gold``: its evidence only: a document's evidence pages, an image sample's images
+  (answerable);
+* ``gold+distractors``: that evidence among ``--distractors`` k distractors, in an order
+  drawn from the run's seed (answerable);
+* ``distractors``: the distractors only (unanswerable, unless the blind check says
+  knowledge answers the question: then no evidence is needed, and it is answerable);
+* ``none``: nothing, the question alone (answerable only when the blind check says
+  knowledge answers it; recorded either way).
 
 This separates "can the model find the evidence" from "does it abstain when the evidence
-is gone", and costs no edit: each item ships a PDF of exactly its pages and their renders.
-Distractors are the pages most like the question that print nothing of the answer
-(:mod:`..evidence.distractors`). A sample whose document has no eligible page gets no
-distractor set, and the card counts why.
+is gone", and costs no edit. A document's distractors are its own pages most like the
+question that print nothing of the answer (:mod:`..evidence.distractors`); each item
+ships a PDF of exactly its pages and their renders. An image sample's distractors are
+other samples' images, of its subject first, that print nothing of the answer
+(:mod:`..evidence.image_distractors`, ranked by the driver:
+:mod:`.distractor_pool`); its ``<image N>`` placeholders are renumbered to name the
+sample's own images where they are shown. A sample with no eligible distractor gets no
+distractor sets, and the card counts why.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..blind.verdict import BlindVerdict
 from ..config import BuildConfig
 from ..errors import SampleError
 from ..evidence.distractors import excluded_pages, rank_distractors, shuffled
+from ..evidence.image_distractors import (
+    Candidate,
+    difference_hash,
+    near_duplicate,
+    prints_gold,
+    subject_of,
+)
 from ..evidence.map import EvidenceMap
+from ..media.images import decode_image, encode_png, image_format, normalisation
 from ..media.inputs import SampleInputs
 from ..media.pdf import pages_only, render_pages
 from ..model import Sample, SampleProblem
 from ..schema import EVIDENCE_SETS
 from ..seeding import make_rng
+from ..textregions.ocr import OcrError
 from .assets import AssetStore
+from .distractor_pool import candidate_bytes, candidates_for
 from .jobs import SampleOutcome
 from .records import ControlAssets, evidence_set_record
 
-#: Why an image sample gets no evidence set (its distractors would be other samples'
-#: images, which a worker does not see).
-IMAGE_SAMPLES = "image samples get no evidence sets in this release (documents only)"
 #: The sets that need distractors.
 WITH_DISTRACTORS = ("gold+distractors", "distractors")
 #: The folder of a sample's distractor renders, shared by its two sets that show them.
 DISTRACTOR_FOLDER = "distractors"
+_PLACEHOLDER = re.compile(r"<image\s*(\d+)>", re.IGNORECASE)
 
 
 @dataclass
@@ -52,6 +67,85 @@ class EvidenceSets:
 
     records: list[dict[str, Any]] = field(default_factory=list)
     not_made: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Shown:
+    """What one set shows: the files (renders or images), the PDF of its pages
+    (documents), and how the question names the sample's images (image samples)."""
+
+    images: list[str]
+    document: str | None = None
+    pages: list[int] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    distractors: list[dict[str, Any]] = field(default_factory=list)
+    renumbered: dict[int, int] | None = None
+
+
+def _distractor_json(
+    rank: int,
+    score: float,
+    page: int | None = None,
+    sample: str | None = None,
+    same_subject: bool | None = None,
+) -> dict[str, Any]:
+    """One distractor as records carry it (one shape for pages and images)."""
+    return {
+        "page": page,
+        "sample": sample,
+        "rank": rank,
+        "score": score,
+        "same_subject": same_subject,
+    }
+
+
+def _set_records(
+    sample: Sample,
+    names: list[str],
+    shown: dict[str, Shown],
+    verdict: BlindVerdict,
+    check: dict[str, Any] | None,
+) -> list[dict[str, Any]]:
+    """The records of the sets in ``names``, each showing ``shown[name]``."""
+    records = []
+    for name in names:
+        show = shown[name]
+        answerable = name in ("gold", "gold+distractors") or verdict.knowledge
+        checks = [check] if check is not None and name in WITH_DISTRACTORS else []
+        if name == "none":
+            checks = [
+                {
+                    "name": "blind",
+                    "passed": True,
+                    "detail": f"blind check ({verdict.method}): {verdict.verdict}"
+                    + (f" ({verdict.reason()})" if verdict.knowledge else ""),
+                }
+            ]
+        if sample.document is not None:
+            context = "document" if show.pages else "question"
+        else:
+            context = "images" if show.images else "question"
+        records.append(
+            evidence_set_record(
+                sample,
+                name,
+                answerable,
+                images=show.images,
+                document=show.document,
+                evidence_set={
+                    "name": name,
+                    "pages": show.pages,
+                    "images": show.sources,
+                    "distractors": show.distractors,
+                },
+                checks=checks,
+                blind=verdict.to_json(),
+                context=context,
+                question=renumber(sample.question, show.renumbered or {}),
+                options=[renumber(option, show.renumbered or {}) for option in sample.options],
+            )
+        )
+    return records
 
 
 def build_evidence_sets(
@@ -65,7 +159,8 @@ def build_evidence_sets(
     seed: int,
     assets: AssetStore,
 ) -> EvidenceSets:
-    """The items of the sets in ``wanted`` (names of :data:`EVIDENCE_SETS`) for ``sample``."""
+    """The items of the sets in ``wanted`` (names of :data:`EVIDENCE_SETS`) for the
+    document sample ``sample``."""
     made = EvidenceSets()
     names = [name for name in EVIDENCE_SETS if name in wanted]
     evidence = list(dict.fromkeys(sample.evidence_pages))
@@ -76,17 +171,14 @@ def build_evidence_sets(
         if not chosen:
             why = "no page of the document is eligible as a distractor (each is evidence or"
             why += " prints the answer, an operand or a candidate)"
-            for name in WITH_DISTRACTORS:
-                if name in names:
-                    made.not_made[name] = why
-            names = [name for name in names if name not in WITH_DISTRACTORS]
+            names = _without_distractors(names, made, why)
     document = inputs.document()
-    shown = dict(zip(sample.evidence_pages, control.images, strict=True))
+    files = dict(zip(sample.evidence_pages, control.images, strict=True))
     renders = render_pages(
         document, [d.page for d in chosen], inputs.limits.dpi, inputs.limits.max_pixels
     )
     for distractor, png in zip(chosen, renders, strict=True):
-        shown[distractor.page] = assets.variant_file(
+        files[distractor.page] = assets.variant_file(
             sample.id, DISTRACTOR_FOLDER, f"page-{distractor.page:04d}.png", png
         )
     check = {
@@ -97,6 +189,7 @@ def build_evidence_sets(
         " operand row or a candidate (evidence map, every page and channel)",
     }
     rng = make_rng(seed, sample.id, "evidence_set:gold+distractors")
+    shown: dict[str, Shown] = {}
     for name in names:
         if name == "gold":
             pages = evidence
@@ -106,41 +199,184 @@ def build_evidence_sets(
             pages = [d.page for d in chosen]
         else:
             pages = []
-        answerable = name in ("gold", "gold+distractors") or verdict.knowledge
         variant = f"set-{name.replace('+', '-')}"
         pdf = (
             assets.variant_file(sample.id, variant, "document.pdf", pages_only(document, pages))
             if pages
             else None
         )
-        checks = [check] if name in WITH_DISTRACTORS else []
-        if name == "none":
-            checks = [
-                {
-                    "name": "blind",
-                    "passed": True,
-                    "detail": f"blind check ({verdict.method}): {verdict.verdict}"
-                    + (f" ({verdict.reason()})" if verdict.knowledge else ""),
-                }
-            ]
-        listed = [d for d in chosen if d.page in pages]
-        made.records.append(
-            evidence_set_record(
-                sample,
-                name,
-                answerable,
-                images=[shown[p] for p in pages if p in shown],
-                document=pdf,
-                evidence_set={
-                    "name": name,
-                    "pages": pages,
-                    "distractors": [d.to_json() for d in listed],
-                },
-                checks=checks,
-                blind=verdict.to_json(),
-                context="document" if pages else "question",
-            )
+        shown[name] = Shown(
+            images=[files[p] for p in pages if p in files],
+            document=pdf,
+            pages=pages,
+            distractors=[
+                _distractor_json(d.rank, d.score, page=d.page) for d in chosen if d.page in pages
+            ],
         )
+    made.records = _set_records(sample, names, shown, verdict, check)
+    return made
+
+
+def _without_distractors(names: list[str], made: EvidenceSets, why: str) -> list[str]:
+    for name in WITH_DISTRACTORS:
+        if name in names:
+            made.not_made[name] = why
+    return [name for name in names if name not in WITH_DISTRACTORS]
+
+
+@dataclass
+class _Accepted:
+    candidate: Candidate
+    file: str
+
+
+def _check_candidates(
+    sample: Sample,
+    inputs: SampleInputs,
+    candidates: list[Candidate],
+    count: int,
+    state_dir: Path,
+    assets: AssetStore,
+) -> tuple[list[_Accepted], dict[str, int]]:
+    """The first ``count`` candidates, in rank order, that are neither one of the
+    sample's images nor print its gold; their files written. Also what was dropped, why."""
+    own = [difference_hash(image) for image in inputs.images()]
+    accepted: list[_Accepted] = []
+    dropped: dict[str, int] = {}
+    for candidate in candidates:
+        if len(accepted) == count:
+            break
+        data = candidate_bytes(state_dir, candidate)
+        try:
+            pixels = decode_image(
+                data, f"distractor {candidate.sample_id}", inputs.limits.max_pixels
+            )
+        except SampleError:
+            dropped["unreadable"] = dropped.get("unreadable", 0) + 1
+            continue
+        hashed = difference_hash(pixels)
+        if any(near_duplicate(hashed, mine) for mine in own):
+            dropped["the sample's own image"] = dropped.get("the sample's own image", 0) + 1
+            continue
+        if prints_gold(pixels, sample):
+            dropped["prints the gold"] = dropped.get("prints the gold", 0) + 1
+            continue
+        data, ext = (
+            (encode_png(pixels), "png") if normalisation(data) else (data, image_format(data))
+        )
+        number = len(accepted) + 1
+        file = assets.variant_file(sample.id, DISTRACTOR_FOLDER, f"image-{number}.{ext}", data)
+        accepted.append(_Accepted(candidate, file))
+    return accepted, dropped
+
+
+def renumber(text: str, mapping: dict[int, int]) -> str:
+    """``text`` with each ``<image N>`` naming ``<image mapping[N]>`` (others unchanged)."""
+
+    def place(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        return f"<image {mapping.get(number, number)}>"
+
+    return _PLACEHOLDER.sub(place, text)
+
+
+def _referenced(sample: Sample) -> int:
+    """The highest ``<image N>`` the question or an option names (0: none)."""
+    numbers = [
+        int(n) for text in (sample.question, *sample.options) for n in _PLACEHOLDER.findall(text)
+    ]
+    return max(numbers, default=0)
+
+
+def build_image_evidence_sets(
+    sample: Sample,
+    inputs: SampleInputs,
+    control: ControlAssets,
+    verdict: BlindVerdict,
+    wanted: list[str],
+    count: int,
+    seed: int,
+    state_dir: Path,
+    assets: AssetStore,
+) -> EvidenceSets:
+    """The items of the sets in ``wanted`` for the image sample ``sample``; distractors
+    from the driver's ranking (``state_dir``), checked here."""
+    made = EvidenceSets()
+    names = [name for name in EVIDENCE_SETS if name in wanted]
+    accepted: list[_Accepted] = []
+    check = None
+    if any(name in WITH_DISTRACTORS for name in names):
+        candidates = candidates_for(state_dir, sample.id)
+        try:
+            accepted, dropped = _check_candidates(
+                sample, inputs, candidates, count, state_dir, assets
+            )
+        except OcrError as exc:
+            why = f"OCR is unavailable ({exc}): no candidate image can be checked for the gold"
+            names = _without_distractors(names, made, why)
+            dropped = {}
+        else:
+            if not accepted:
+                why = "no other sample's image is eligible as a distractor"
+                why += (
+                    f" ({len(candidates)} ranked; "
+                    + (", ".join(f"{n} {k}" for k, n in sorted(dropped.items())) or "none left")
+                    + ")"
+                )
+                names = _without_distractors(names, made, why)
+        if accepted and "distractors" in names and _referenced(sample) > len(accepted):
+            made.not_made["distractors"] = (
+                f"the question names <image {_referenced(sample)}> and only {len(accepted)}"
+                " distractor images are eligible"
+            )
+            names.remove("distractors")
+        drops = ", ".join(f"{n} {k}" for k, n in sorted(dropped.items())) or "none"
+        same = sum(a.candidate.same_subject for a in accepted)
+        subject = (
+            f"{same} of its subject, {subject_of(sample)}"
+            if subject_of(sample)
+            else "its subject unknown: ranked over the dataset"
+        )
+        check = {
+            "name": "distractors",
+            "passed": True,
+            "detail": f"{len(accepted)} chosen of {len(candidates)} ranked images of other"
+            f" samples ({subject}); dropped: {drops} (OCR of each image for the gold's"
+            " words; difference hash against the sample's images)",
+        }
+    own = [ref.key for ref in sample.images]
+    rng = make_rng(seed, sample.id, "evidence_set:gold+distractors")
+    shown: dict[str, Shown] = {}
+    for name in names:
+        if name == "gold":
+            order: list[int | _Accepted] = list(range(len(own)))
+        elif name == "gold+distractors":
+            pool: list[int | _Accepted] = [*range(len(own)), *accepted]
+            order = [pool[i] for i in rng.permutation(len(pool))]
+        elif name == "distractors":
+            order = list(accepted)
+        else:
+            order = []
+        images, sources, distractors, mapping = [], [], [], {}
+        for position, item in enumerate(order, start=1):
+            if isinstance(item, int):
+                images.append(control.images[item])
+                sources.append(own[item])
+                mapping[int(own[item].split("_")[-1])] = position
+            else:
+                c = item.candidate
+                images.append(item.file)
+                sources.append(f"{c.sample_id}/image_1")
+                distractors.append(
+                    _distractor_json(
+                        c.rank, c.score, sample=c.sample_id, same_subject=c.same_subject
+                    )
+                )
+        renumbered = mapping if name == "gold+distractors" else None
+        shown[name] = Shown(
+            images=images, sources=sources, distractors=distractors, renumbered=renumbered
+        )
+    made.records = _set_records(sample, names, shown, verdict, check)
     return made
 
 
@@ -157,23 +393,32 @@ def add_evidence_sets(
     """The sample's evidence-set items into ``outcome`` (their files written to
     ``assets``), the sets it could not get as not applicable, a failure as the sample's
     error record."""
-    if emap is None:  # an image sample
-        for name in config.evidence_sets:
-            outcome.not_applicable[f"evidence_set:{name}"] = IMAGE_SAMPLES
-        return
     started = time.perf_counter()
     try:
-        made = build_evidence_sets(
-            sample,
-            inputs,
-            control,
-            emap,
-            verdict,
-            config.evidence_sets,
-            config.distractors,
-            config.seed,
-            assets,
-        )
+        if emap is None:
+            made = build_image_evidence_sets(
+                sample,
+                inputs,
+                control,
+                verdict,
+                config.evidence_sets,
+                config.distractors,
+                config.seed,
+                Path(config.out) / "state",
+                assets,
+            )
+        else:
+            made = build_evidence_sets(
+                sample,
+                inputs,
+                control,
+                emap,
+                verdict,
+                config.evidence_sets,
+                config.distractors,
+                config.seed,
+                assets,
+            )
     except SampleError as error:
         problem = SampleProblem(sample.id, "evidence_sets", error.reason, source=sample.source)
         outcome.problems.append(problem)

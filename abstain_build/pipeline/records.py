@@ -60,11 +60,13 @@ def _record(
     sanitised: list[str] | None = None,
     evidence_set: dict[str, Any] | None = None,
     answerable: bool = True,
+    options: list[str] | None = None,
 ) -> dict[str, Any]:
     """One row, keys in the order of ``abstain_build.schema.RECORD``. ``new_answer``: the
     gold of an answer-changed item; ``blind``: the sample's blind-check verdict;
     ``sanitised``: what was removed from the document's PDF; ``evidence_set`` (with
-    ``answerable``): the set an evidence-set item ships."""
+    ``answerable``): the set an evidence-set item ships; ``options``: when they differ
+    from the sample's (an evidence set's renumbered placeholders)."""
     if evidence_set is not None:
         kind, answer = EVIDENCE_SET, sample.answer if answerable else None
     elif transform is None:
@@ -80,7 +82,7 @@ def _record(
         "kind": kind,
         "axis": sample.axis,
         "question": question,
-        "options": list(sample.options),
+        "options": list(sample.options) if options is None else options,
         "answer": answer,
         "original_answer": sample.answer,
         "answer_format": sample.answer_format,
@@ -212,17 +214,20 @@ def evidence_set_record(
     checks: list[dict[str, Any]],
     blind: dict[str, Any] | None,
     context: str,
+    question: str | None = None,
+    options: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The question with the pages of one evidence set (``--evidence-sets``): answerable
-    with the gold when the set holds its evidence (or, with no pages, when the blind check
-    says knowledge answers it), unanswerable otherwise. No judge reads these items; what
-    made them is in ``qc.preliminary`` (the distractors' check)."""
+    """The question with the evidence of one evidence set (``--evidence-sets``):
+    answerable with the gold when the set holds its evidence (or, with none, when the
+    blind check says knowledge answers it), unanswerable otherwise. No judge reads these
+    items; what made them is in ``qc.preliminary`` (the distractors' check). ``question``
+    and ``options``: as the set asks them (image placeholders renumbered)."""
     preliminary = {"passed": all(c["passed"] for c in checks), "checks": checks}
     qc = _qc("control" if answerable else "unverified", preliminary)
     return _record(
         sample,
         f"set-{name.replace('+', '-')}",
-        sample.question,
+        sample.question if question is None else question,
         images,
         document,
         None,
@@ -233,4 +238,5 @@ def evidence_set_record(
         blind=blind,
         evidence_set=evidence_set,
         answerable=answerable,
+        options=options,
     )

@@ -140,13 +140,17 @@ SET_VERSION = 1
 
 def as_reading_item(record: dict[str, Any]) -> dict[str, Any]:
     """An unanswerable evidence-set item, described as the key describes a counterpart:
-    its set as the transform, its pages as the parameters."""
+    its set as the transform, its pages (or, for an image sample, its images) as the
+    parameters."""
     chosen = record["evidence_set"]
+    params: dict[str, Any] = {"pages": chosen["pages"]}
+    if chosen.get("images"):
+        params["images"] = chosen["images"]
     transform = {
         "name": SET_PREFIX + chosen["name"],
         "version": SET_VERSION,
         "mode": "rule",
-        "params": json.dumps({"pages": chosen["pages"]}),
+        "params": json.dumps(params),
     }
     return dict(record, transform=transform)
 

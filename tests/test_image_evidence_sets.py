@@ -262,3 +262,19 @@ def test_an_export_holds_the_image_sets(image_sets: Path, tmp_path: Path) -> Non
     result = export_dataset(image_sets, tmp_path / "export")
     assert result.splits["evidence_set"].records == 32
     assert_same_as_built(image_sets, tmp_path / "export")
+
+
+def test_no_reader_sees_a_question_s_own_image_as_another_item_s_distractor(
+    image_sets: Path,
+) -> None:
+    """Who was shown sample X's image beside another question has seen X's evidence: the
+    deal never puts X's item in that hand."""
+    from abstain_build.validity.kits import Build, candidates, deal
+
+    items = candidates([Build(image_sets, "img")], ["verified"], ["distractors", "none"])
+    assert any(item.lenders for item in items)
+    hands = deal(items, per_reader=8)
+    for hand in hands:
+        shown = set().union(*(item.lenders for item in hand))
+        assert not shown & {item.source for item in hand}
+    assert len(hands) > 1  # the fixture's eight questions lend to one another

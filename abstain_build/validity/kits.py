@@ -61,6 +61,23 @@ class Candidate:
     def document(self) -> str | None:
         return self.key.get("doc_id")
 
+    @property
+    def lenders(self) -> frozenset[str]:
+        """The samples whose images this item shows as distractors (image evidence sets)."""
+        chosen = self.record.get("evidence_set") or {}
+        return frozenset(d["sample"] for d in chosen.get("distractors") or [] if d.get("sample"))
+
+    def conflicts(self, other: Candidate) -> bool:
+        """Whether one reader may not read both: one source, one document, or one shows
+        the other's own image (who saw it as a distractor has seen that question's
+        evidence)."""
+        return (
+            self.source == other.source
+            or (self.document is not None and self.document == other.document)
+            or self.source in other.lenders
+            or other.source in self.lenders
+        )
+
 
 @dataclass
 class KitBatch:
@@ -218,18 +235,15 @@ def _spread(items: list[Candidate], rng: random.Random) -> list[Candidate]:
 
 def deal(items: list[Candidate], per_reader: int) -> list[list[Candidate]]:
     """Readers' hands: at most ``per_reader`` each, never two items of one source or of
-    one document in a hand; as few readers as that allows, hands as even as possible."""
+    one document in a hand, nor an item beside one that shows its images as distractors
+    (:meth:`Candidate.conflicts`); as few readers as that allows, hands as even as
+    possible."""
     hands: list[list[Candidate]] = [[] for _ in range(max(1, math.ceil(len(items) / per_reader)))]
     for item in items:
         fits = [
             hand
             for hand in hands
-            if len(hand) < per_reader
-            and all(
-                other.source != item.source
-                and (item.document is None or other.document != item.document)
-                for other in hand
-            )
+            if len(hand) < per_reader and not any(item.conflicts(other) for other in hand)
         ]
         if not fits:
             hands.append([])

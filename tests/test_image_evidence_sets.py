@@ -278,3 +278,31 @@ def test_no_reader_sees_a_question_s_own_image_as_another_item_s_distractor(
         shown = set().union(*(item.lenders for item in hand))
         assert not shown & {item.source for item in hand}
     assert len(hands) > 1  # the fixture's eight questions lend to one another
+
+
+def test_a_killed_build_resumes_to_the_same_images(image_sets: Path, tmp_path: Path) -> None:
+    """SIGKILL once two samples are committed; the same command ranks the distractors
+    again and writes exactly the uninterrupted build's files."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from .test_build import _journal_lines, tree_digest
+
+    out = tmp_path / "run"
+    command = [
+        sys.executable, "-m", "abstain_build", "transform", str(IMAGES), "--out", str(out),
+        "--seed", "7", "--evidence-sets", ",".join(SETS), "-q",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while _journal_lines(out) < 2 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert _journal_lines(out) < 8, "the run finished before it could be killed"
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert tree_digest(out) == tree_digest(image_sets)

@@ -39,7 +39,8 @@ NEAR_DUPLICATE_BITS = 6
 CHUNK = 512
 
 _HF_ID = re.compile(r"^(?:dev|validation|test)_(.+)_\d+$")
-_PLACEHOLDER = re.compile(r"<image\s*\d+>", re.IGNORECASE)
+#: An image placeholder of a question or option: ``<image 2>``.
+PLACEHOLDER = re.compile(r"<image\s*(\d+)>", re.IGNORECASE)
 
 
 def subject_of(sample: Sample) -> str | None:
@@ -57,7 +58,7 @@ def subject_of(sample: Sample) -> str | None:
 def question_text(sample: Sample) -> str:
     """What is embedded: the question and its options, without image placeholders."""
     parts = [sample.question, *sample.options]
-    return " ".join(_PLACEHOLDER.sub(" ", part) for part in parts).strip()
+    return " ".join(PLACEHOLDER.sub(" ", part) for part in parts).strip()
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from ..config import BuildConfig
 from ..errors import SampleError
 from ..evidence.distractors import excluded_pages, rank_distractors, shuffled
 from ..evidence.image_distractors import (
+    PLACEHOLDER,
     Candidate,
     difference_hash,
     near_duplicate,
@@ -50,15 +51,12 @@ from ..schema import EVIDENCE_SETS
 from ..seeding import make_rng
 from ..textregions.ocr import OcrError
 from .assets import AssetStore
-from .distractor_pool import candidate_bytes, candidates_for
+from .distractor_pool import WITH_DISTRACTORS, candidate_bytes, candidates_for
 from .jobs import SampleOutcome
 from .records import ControlAssets, evidence_set_record
 
-#: The sets that need distractors.
-WITH_DISTRACTORS = ("gold+distractors", "distractors")
 #: The folder of a sample's distractor renders, shared by its two sets that show them.
 DISTRACTOR_FOLDER = "distractors"
-_PLACEHOLDER = re.compile(r"<image\s*(\d+)>", re.IGNORECASE)
 
 
 @dataclass
@@ -277,13 +275,13 @@ def renumber(text: str, mapping: dict[int, int]) -> str:
         number = int(match.group(1))
         return f"<image {mapping.get(number, number)}>"
 
-    return _PLACEHOLDER.sub(place, text)
+    return PLACEHOLDER.sub(place, text)
 
 
 def _referenced(sample: Sample) -> int:
     """The highest ``<image N>`` the question or an option names (0: none)."""
     numbers = [
-        int(n) for text in (sample.question, *sample.options) for n in _PLACEHOLDER.findall(text)
+        int(n) for text in (sample.question, *sample.options) for n in PLACEHOLDER.findall(text)
     ]
     return max(numbers, default=0)
 

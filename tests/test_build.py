@@ -459,6 +459,29 @@ def test_a_user_folder_with_a_data_jsonl_is_not_taken_for_a_build(
     assert sorted(p.name for p in mine.iterdir()) == ["data.jsonl", "state"]
 
 
+def test_a_folder_left_with_only_the_lock_of_a_failed_start_is_built_in(
+    tmp_path: Path, fixtures_dir: Path
+) -> None:
+    """A run that stopped between taking the lock and writing its config (the source
+    could not be hashed, the process was killed) leaves only ``state/lock``: the next run
+    builds there; a folder with anything else beside it is still refused."""
+    from abstain_build.pipeline.output_lock import locked_output
+
+    out = tmp_path / "out"
+    with pytest.raises(RuntimeError), locked_output(out, "transform", create=True):
+        raise RuntimeError("the source could not be hashed")
+    assert [p.relative_to(out).as_posix() for p in out.rglob("*")] == ["state", "state/lock"]
+    build(BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(out), limit=1))
+    assert (out / "state" / "config.json").is_file() and (out / "data.jsonl").stat().st_size
+
+    other = tmp_path / "other"
+    with locked_output(other, "transform", create=True):
+        pass
+    (other / "state" / "notes.txt").write_text("mine")
+    with pytest.raises(ConfigError, match="not an abstain-build output"):
+        build(BuildConfig(source=str(fixtures_dir / "mmmu"), out=str(other), limit=1))
+
+
 def test_a_source_inside_the_output_folder_is_refused(tmp_path: Path, fixtures_dir: Path) -> None:
     """`transform DIR/data.jsonl --out DIR` truncated the source to nothing."""
     import shutil

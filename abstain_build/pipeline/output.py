@@ -25,6 +25,7 @@ from ..errors import ConfigError
 from ..media.files import atomic_write
 from ..schema import ANSWER_CHANGED, COUNTERPART, EVIDENCE_SET, ORIGINAL, record_kind
 from .jobs import SampleOutcome
+from .output_lock import LOCK_FILE
 
 STATE_DIR = "state"
 DATA_FILE = "data.jsonl"
@@ -94,16 +95,30 @@ class RunOutput:
         (resuming would truncate it, overwriting delete it)."""
         if source is not None:
             self._refuse_source_inside(source)
-        if self.root.exists() and any(self.root.iterdir()) and not self.config_path.is_file():
+        if self.root.exists() and not self._empty() and not self.config_path.is_file():
             raise ConfigError(
                 f"{self.root} is not empty and is not an abstain-build output"
                 f" (no {CONFIG_FILE}); choose a new or empty --out folder"
             )
 
+    def _empty(self) -> bool:
+        """Nothing in the folder but, at most, the lock of a run that stopped before it
+        wrote its config (the source could not be hashed, the process was killed): such a
+        folder holds nothing of anyone's, and the next run may build there."""
+        entries = list(self.root.iterdir())
+        if not entries:
+            return True
+        state = self.root / STATE_DIR
+        return (
+            entries == [state]
+            and state.is_dir()
+            and {p.name for p in state.iterdir()} <= {Path(LOCK_FILE).name}
+        )
+
     def prepare(self, fingerprint: dict[str, Any], overwrite: bool) -> list[dict[str, Any]]:
         """Create or resume (after :meth:`refuse_foreign`, with the folder locked); returns the
         journal entries of samples already done."""
-        if self.root.exists() and any(self.root.iterdir()):
+        if self.root.exists() and not self._empty():
             if overwrite:
                 self._clear()
             elif self.config_path.exists():

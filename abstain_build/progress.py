@@ -23,6 +23,7 @@ from rich.progress import (
 
 #: What each phase is called in bars and lines.
 PHASES = {
+    "distractors": "ranking distractors",
     "route": "routing",
     "build": "building",
     "qc": "QC",

@@ -306,3 +306,19 @@ def test_a_killed_build_resumes_to_the_same_images(image_sets: Path, tmp_path: P
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert tree_digest(out) == tree_digest(image_sets)
+
+
+def test_the_ranking_pass_reports_its_progress(tmp_path: Path) -> None:
+    """Embedding every image question takes minutes on a large set: it is a phase of its
+    own in the log, before routing."""
+    from .conftest import run_cli
+
+    done = run_cli(
+        "transform", str(IMAGES), "-o", str(tmp_path / "o"), "--limit", "3",
+        "--evidence-sets", "distractors", "--progress-every", "0",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    ranking = [i for i, line in enumerate(lines) if line.startswith("ranking distractors: 3/3")]
+    routing = [i for i, line in enumerate(lines) if line.startswith("routing:")]
+    assert ranking and routing and ranking[-1] < routing[0], lines

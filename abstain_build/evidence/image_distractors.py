@@ -24,7 +24,7 @@ have enough (:data:`CANDIDATES_PER_DISTRACTOR` candidates per distractor wanted)
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,13 +103,27 @@ class Candidate:
         )
 
 
-def rank_candidates(entries: Sequence[Entry], wanted: int) -> dict[str, list[Candidate]]:
-    """Up to ``wanted`` candidates per sample, best first (ties: the earlier sample)."""
+#: Questions embedded between two progress reports.
+EMBED_STEP = 256
+
+
+def rank_candidates(
+    entries: Sequence[Entry], wanted: int, progress: Callable[[int], None] | None = None
+) -> dict[str, list[Candidate]]:
+    """Up to ``wanted`` candidates per sample, best first (ties: the earlier sample);
+    ``progress`` is told how many questions are embedded (the slow part: MMMU questions
+    with their options run 20-50 ms each on one core)."""
     from ..text.embeddings import embed
 
     if wanted <= 0 or len(entries) < 2:
         return {}
-    vectors = embed([e.text or " " for e in entries])
+    texts = [e.text or " " for e in entries]
+    parts = []
+    for start in range(0, len(texts), EMBED_STEP):
+        parts.append(embed(texts[start : start + EMBED_STEP]))
+        if progress is not None:
+            progress(min(len(texts), start + EMBED_STEP))
+    vectors = np.concatenate(parts)
     subjects = np.array([e.subject or "" for e in entries], dtype=object)
     ranked: dict[str, list[Candidate]] = {}
     for start in range(0, len(entries), CHUNK):

@@ -275,7 +275,10 @@ def _build(
     try:
         if wants_image_distractors(config):
             manifest["image_distractors"] = plan_image_distractors(
-                lambda: _limited(source, config.limit), config, out.root / STATE_DIR
+                lambda: _limited(source, config.limit),
+                config,
+                out.root / STATE_DIR,
+                (lambda done, of: progress(done, of, "distractors")) if progress else None,
             )
             _write_json(out.root / "manifest.json", manifest)
         if config.routing == "auto":

@@ -67,14 +67,21 @@ def _entries(samples: Iterable[Any]) -> Iterator[Entry]:
 
 
 def plan_image_distractors(
-    samples: Callable[[], Iterable[Any]], config: BuildConfig, state_dir: Path
+    samples: Callable[[], Iterable[Any]],
+    config: BuildConfig,
+    state_dir: Path,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, int]:
     """Rank the candidates of every image sample of ``samples()`` (called twice: the
     source is streamed, not held) and write them under ``state_dir``; returns counts for
-    the manifest."""
+    the manifest. ``progress(done, total)``: image questions embedded so far."""
     entries = list(_entries(samples()))
     wanted = CANDIDATES_PER_DISTRACTOR * config.distractors
-    ranked = rank_candidates(entries, wanted)
+    if progress is not None:
+        progress(0, len(entries))
+    ranked = rank_candidates(
+        entries, wanted, None if progress is None else (lambda done: progress(done, len(entries)))
+    )
     needed = {c.digest for chosen in ranked.values() for c in chosen}
     folder = state_dir / IMAGES_DIR
     written: set[str] = set()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from abstain_build.blind import BlindGate, blind_cues
-from abstain_build.blind.cues import nearest_option, quotes_answer
+from abstain_build.blind.cues import absence, nearest_option, quotes_answer
 from abstain_build.blind.model_blind import build_blind_request
 from abstain_build.model import DocumentRef, Sample, SourceInfo
 from abstain_build.validity.ledger import Reading
@@ -136,6 +136,27 @@ def document_question(text: str, answer: str) -> Sample:
     return Sample(
         id="d", source=INFO, question=text, answer=answer, document=document, evidence_pages=(1,)
     )
+
+
+def test_a_no_to_whether_something_is_there_needs_no_evidence() -> None:
+    """Hiding the last page left it blank, and a reader answered "not signed": the gold.
+    A "no" to whether something is there is what any page without the evidence says;
+    a "no" to another question, or a "yes", is not."""
+    signed = document_question(
+        "Is there a signature present on the last page? Directly answer 'yes' or 'no'.", "no"
+    )
+    applies = document_question("Does llama-1 apply qknorm? Directly answer 'yes' or 'no'", "No")
+    dominates = document_question(
+        "Does the information flow from label words to the target position dominate in all"
+        " layers? Answer 'yes' or 'no' directly.",
+        "no",
+    )
+    present = document_question("Is there a signature present on the last page?", "yes")
+    assert absence(signed) and absence(applies)
+    assert absence(dominates) is None and absence(present) is None
+    verdict = BlindGate().check(signed)
+    assert verdict.knowledge and verdict.rules_out_evidence_edits
+    assert not BlindGate().check(present).knowledge
 
 
 def test_a_document_question_that_prints_its_own_answer() -> None:

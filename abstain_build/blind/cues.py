@@ -315,6 +315,26 @@ def quotes_answer(sample: Sample) -> str | None:
     return None
 
 
+#: A question whether something is there: "Is there a signature...", "Does X apply Y?".
+_PRESENCE = re.compile(
+    r"^(?:is|are|was|were) there\b"
+    r"|^(?:does|do|did|is|are|was|were|has|have)\b.*\b(?:present|exists?|appears?|applie[sd]|"
+    r"apply|use[sd]?|includes?|included|contains?|contained|mentions?|mentioned|shows?|"
+    r"shown|signed)\b",
+    re.IGNORECASE,
+)
+
+
+def absence(sample: Sample) -> str | None:
+    """The gold is "no" to whether something is there: a page without the evidence says
+    "no" too. A blank signature page was read as "not signed", the gold."""
+    if sample.options or sample.answer.strip().strip(".").lower() != "no":
+        return None
+    if _PRESENCE.search(_text(sample)):
+        return "the gold is 'no' to whether something is there: without the evidence, absence"
+    return None
+
+
 CUES: tuple[Cue, ...] = (
     Cue("definition", definition),
     Cue("vignette", vignette),
@@ -324,6 +344,7 @@ CUES: tuple[Cue, ...] = (
     Cue("textbook_problem", textbook_problem),
     Cue("sum_of_parts", sum_of_parts),
     Cue("quotes_answer", quotes_answer, kind="document"),
+    Cue("absence", absence, kind="document"),
 )
 
 

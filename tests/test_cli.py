@@ -413,6 +413,22 @@ def test_param_flag_values_are_typed_like_toml(tmp_path: Path) -> None:
     assert json.loads(record["transform"]["params"])["min_coverage"] == 1.0
 
 
+def test_transforms_may_be_named_comma_separated_or_with_the_option_repeated(
+    tmp_path: Path,
+) -> None:
+    done = run_cli(
+        "transform", str(FIXTURES / "mmmu"), "-o", str(tmp_path / "o"), "--limit", "1",
+        "-t", "aggressive_multi_mask,blur_edge_mask", "-t", "overlay_label_mask", "-q",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    assert manifest["config"]["transforms"] == [
+        "aggressive_multi_mask",
+        "blur_edge_mask",
+        "overlay_label_mask",
+    ]
+
+
 def test_progress_goes_to_a_log_as_plain_lines_per_phase(tmp_path: Path) -> None:
     done = run_cli(
         "transform", str(FIXTURES / "mmmu"), "-o", str(tmp_path / "o"), "--limit", "3",

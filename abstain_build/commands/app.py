@@ -68,9 +68,11 @@ LlmOption = Annotated[
     ),
 ]
 TransformsOption = Annotated[
-    str | None,
+    list[str] | None,
     typer.Option(
-        "--transforms", "-t", help="Comma-separated transform names (default: all registered)."
+        "--transforms",
+        "-t",
+        help="Transform names, comma-separated or the option repeated (default: all registered).",
     ),
 ]
 MinValidityOption = Annotated[
@@ -145,10 +147,12 @@ def unusable_limit(value: int | None) -> int:
     return DEFAULT_LIMIT if value is None else value
 
 
-def split_names(value: str | None) -> list[str] | None:
+def split_names(value: str | list[str] | None) -> list[str] | None:
+    """Names given comma-separated, in one value or in a repeated option's values."""
     if value is None:
         return None
-    names = [name.strip() for name in value.split(",") if name.strip()]
+    values = [value] if isinstance(value, str) else value
+    names = [name.strip() for one in values for name in one.split(",") if name.strip()]
     return names or None
 
 

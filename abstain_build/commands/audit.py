@@ -155,7 +155,7 @@ def _kits(
     seed: int,
     per_reader: int,
     status: str,
-    transforms: str | None,
+    transforms: list[str] | None,
     ledgers: list[Path],
     key: Path | None = None,
 ) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -223,26 +224,35 @@ def _without_distractors(names: list[str], made: EvidenceSets, why: str) -> list
 
 
 @dataclass
-class _Accepted:
+class _Lent:
+    """A candidate that passed the checks: the bytes it ships as, and where they went."""
+
     candidate: Candidate
-    file: str
+    data: bytes
+    ext: str
+    file: str = ""
 
 
-def _check_candidates(
-    sample: Sample,
-    inputs: SampleInputs,
-    candidates: list[Candidate],
-    count: int,
-    state_dir: Path,
-    assets: AssetStore,
-) -> tuple[list[_Accepted], dict[str, int]]:
-    """The first ``count`` candidates, in rank order, that are neither one of the
-    sample's images nor print its gold; their files written. Also what was dropped, why."""
+@dataclass
+class _Choice:
+    """The image distractors of one sample: those kept, and what was dropped, by why."""
+
+    ranked: int
+    kept: list[_Lent] = field(default_factory=list)
+    dropped: Counter[str] = field(default_factory=Counter)
+
+    def dropped_text(self) -> str:
+        return ", ".join(f"{n} {why}" for why, n in sorted(self.dropped.items())) or "none"
+
+
+def _choose_images(sample: Sample, inputs: SampleInputs, count: int, state_dir: Path) -> _Choice:
+    """The first ``count`` of the driver's candidates, in rank order, that are neither one
+    of the sample's images (difference hash) nor print its gold (OCR)."""
+    candidates = candidates_for(state_dir, sample.id)
     own = [difference_hash(image) for image in inputs.images()]
-    accepted: list[_Accepted] = []
-    dropped: dict[str, int] = {}
+    choice = _Choice(ranked=len(candidates))
     for candidate in candidates:
-        if len(accepted) == count:
+        if len(choice.kept) == count:
             break
         data = candidate_bytes(state_dir, candidate)
         try:
@@ -250,22 +260,32 @@ def _check_candidates(
                 data, f"distractor {candidate.sample_id}", inputs.limits.max_pixels
             )
         except SampleError:
-            dropped["unreadable"] = dropped.get("unreadable", 0) + 1
+            choice.dropped["unreadable"] += 1
             continue
-        hashed = difference_hash(pixels)
-        if any(near_duplicate(hashed, mine) for mine in own):
-            dropped["the sample's own image"] = dropped.get("the sample's own image", 0) + 1
-            continue
-        if prints_gold(pixels, sample):
-            dropped["prints the gold"] = dropped.get("prints the gold", 0) + 1
-            continue
-        data, ext = (
-            (encode_png(pixels), "png") if normalisation(data) else (data, image_format(data))
-        )
-        number = len(accepted) + 1
-        file = assets.variant_file(sample.id, DISTRACTOR_FOLDER, f"image-{number}.{ext}", data)
-        accepted.append(_Accepted(candidate, file))
-    return accepted, dropped
+        if any(near_duplicate(difference_hash(pixels), mine) for mine in own):
+            choice.dropped["the sample's own image"] += 1
+        elif prints_gold(pixels, sample):
+            choice.dropped["prints the gold"] += 1
+        elif normalisation(data):  # shipped as the decoded pixels, as the control is
+            choice.kept.append(_Lent(candidate, encode_png(pixels), "png"))
+        else:
+            choice.kept.append(_Lent(candidate, data, image_format(data)))
+    return choice
+
+
+def _image_check(sample: Sample, choice: _Choice) -> dict[str, Any]:
+    """The distractors' line of ``qc.preliminary``."""
+    subject = subject_of(sample)
+    same = sum(lent.candidate.same_subject for lent in choice.kept)
+    where = f"{same} of its subject, {subject}" if subject else "its subject unknown: ranked"
+    where += "" if subject else " over the dataset"
+    return {
+        "name": "distractors",
+        "passed": True,
+        "detail": f"{len(choice.kept)} chosen of {choice.ranked} ranked images of other"
+        f" samples ({where}); dropped: {choice.dropped_text()} (OCR of each image for the"
+        " gold's words; difference hash against the sample's images)",
+    }
 
 
 def renumber(text: str, mapping: dict[int, int]) -> str:
@@ -301,81 +321,67 @@ def build_image_evidence_sets(
     from the driver's ranking (``state_dir``), checked here."""
     made = EvidenceSets()
     names = [name for name in EVIDENCE_SETS if name in wanted]
-    accepted: list[_Accepted] = []
+    kept: list[_Lent] = []
     check = None
     if any(name in WITH_DISTRACTORS for name in names):
-        candidates = candidates_for(state_dir, sample.id)
         try:
-            accepted, dropped = _check_candidates(
-                sample, inputs, candidates, count, state_dir, assets
-            )
+            choice = _choose_images(sample, inputs, count, state_dir)
         except OcrError as exc:
             why = f"OCR is unavailable ({exc}): no candidate image can be checked for the gold"
             names = _without_distractors(names, made, why)
-            dropped = {}
         else:
-            if not accepted:
+            kept, check = choice.kept, _image_check(sample, choice)
+            if not kept:
                 why = "no other sample's image is eligible as a distractor"
-                why += (
-                    f" ({len(candidates)} ranked; "
-                    + (", ".join(f"{n} {k}" for k, n in sorted(dropped.items())) or "none left")
-                    + ")"
-                )
+                why += f" ({choice.ranked} ranked; dropped: {choice.dropped_text()})"
                 names = _without_distractors(names, made, why)
-        if accepted and "distractors" in names and _referenced(sample) > len(accepted):
-            made.not_made["distractors"] = (
-                f"the question names <image {_referenced(sample)}> and only {len(accepted)}"
-                " distractor images are eligible"
-            )
-            names.remove("distractors")
-        drops = ", ".join(f"{n} {k}" for k, n in sorted(dropped.items())) or "none"
-        same = sum(a.candidate.same_subject for a in accepted)
-        subject = (
-            f"{same} of its subject, {subject_of(sample)}"
-            if subject_of(sample)
-            else "its subject unknown: ranked over the dataset"
-        )
-        check = {
-            "name": "distractors",
-            "passed": True,
-            "detail": f"{len(accepted)} chosen of {len(candidates)} ranked images of other"
-            f" samples ({subject}); dropped: {drops} (OCR of each image for the gold's"
-            " words; difference hash against the sample's images)",
-        }
+            elif "distractors" in names and _referenced(sample) > len(kept):
+                made.not_made["distractors"] = (
+                    f"the question names <image {_referenced(sample)}> and only {len(kept)}"
+                    " distractor images are eligible"
+                )
+                names.remove("distractors")
+    if any(name in WITH_DISTRACTORS for name in names):
+        for number, lent in enumerate(kept, start=1):
+            name = f"image-{number}.{lent.ext}"
+            lent.file = assets.variant_file(sample.id, DISTRACTOR_FOLDER, name, lent.data)
     own = [ref.key for ref in sample.images]
     rng = make_rng(seed, sample.id, "evidence_set:gold+distractors")
     shown: dict[str, Shown] = {}
     for name in names:
         if name == "gold":
-            order: list[int | _Accepted] = list(range(len(own)))
+            order: list[int | _Lent] = list(range(len(own)))
         elif name == "gold+distractors":
-            pool: list[int | _Accepted] = [*range(len(own)), *accepted]
+            pool: list[int | _Lent] = [*range(len(own)), *kept]
             order = [pool[i] for i in rng.permutation(len(pool))]
         elif name == "distractors":
-            order = list(accepted)
+            order = list(kept)
         else:
             order = []
-        images, sources, distractors, mapping = [], [], [], {}
-        for position, item in enumerate(order, start=1):
-            if isinstance(item, int):
-                images.append(control.images[item])
-                sources.append(own[item])
-                mapping[int(own[item].split("_")[-1])] = position
-            else:
-                c = item.candidate
-                images.append(item.file)
-                sources.append(f"{c.sample_id}/image_1")
-                distractors.append(
-                    _distractor_json(
-                        c.rank, c.score, sample=c.sample_id, same_subject=c.same_subject
-                    )
-                )
-        renumbered = mapping if name == "gold+distractors" else None
-        shown[name] = Shown(
-            images=images, sources=sources, distractors=distractors, renumbered=renumbered
-        )
+        shown[name] = _shown_images(order, own, control, renumber=name == "gold+distractors")
     made.records = _set_records(sample, names, shown, verdict, check)
     return made
+
+
+def _shown_images(
+    order: list[int | _Lent], own: list[str], control: ControlAssets, renumber: bool
+) -> Shown:
+    """What a set shows, in ``order`` (the sample's image by index, or a lent one)."""
+    show = Shown(images=[], renumbered={} if renumber else None)
+    for position, item in enumerate(order, start=1):
+        if isinstance(item, int):
+            show.images.append(control.images[item])
+            show.sources.append(own[item])
+            if show.renumbered is not None:
+                show.renumbered[int(own[item].split("_")[-1])] = position
+        else:
+            c = item.candidate
+            show.images.append(item.file)
+            show.sources.append(f"{c.sample_id}/image_1")
+            show.distractors.append(
+                _distractor_json(c.rank, c.score, sample=c.sample_id, same_subject=c.same_subject)
+            )
+    return show
 
 
 def add_evidence_sets(

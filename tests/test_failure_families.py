@@ -20,7 +20,7 @@ from abstain_build.media.pdf_channels import channel_texts, drop_page_channels
 from abstain_build.model import Sample
 from abstain_build.pipeline.apply import run_transform
 from abstain_build.transforms import NotApplicable, get_registry
-from abstain_build.transforms.functional.asks import counts_parts, graphical_ask
+from abstain_build.transforms.functional.asks import counts_parts, counts_presented, graphical_ask
 
 from .conftest import gradient_image, png_bytes
 from .test_transforms_document import ACME, doc_sample
@@ -107,6 +107,31 @@ def test_number_corruption_declines_counts_and_still_corrupts_values() -> None:
         _plan("corrupt_numeric_tokens", "How many tables are included in the document?", "4")
     output = _plan("corrupt_numeric_tokens", "What was ACME's total revenue in FY2021?", "11642.4")
     assert output.record.edits.tokens
+
+
+PRESENTED = [  # real MMLongBench-Doc questions: counts of what the pages show
+    "How many instances of Lufthansa's official website are presented?",
+    'How many QR codes are shown in the "Academics and Related Resources" part of this guidebook?',
+    "How many different twitter accounts are shown in slide?",
+    "How many GPT-4V examples are listed in the paper?",
+]
+PRINTED_COUNTS = [  # counts a page prints: corruption can take them
+    "How many days of rapid hardening cement are needed for the first structural member"
+    " shown in the slides?",
+    "How many data centers does the China's largest cloud provider have?",
+    "How many employees does PWC Assurance have?",
+]
+
+
+def test_number_corruption_declines_a_count_of_what_the_pages_present() -> None:
+    """A reader counted four screenshots of a website through corrupted digits: the count
+    of what pages present is the reader's, printed nowhere."""
+    for question in PRESENTED:
+        assert counts_presented(question), question
+        with pytest.raises(NotApplicable, match="count"):
+            _plan("corrupt_numeric_tokens", question, "4")
+    for question in PRINTED_COUNTS:
+        assert counts_presented(question) is None, question
 
 
 # -- channels nobody re-read: structure tree, outlines, annotations -------------------------

@@ -35,7 +35,7 @@ from ...routing.scoring import NEEDS_NUMBERS
 from ...textregions.words import share_a_line
 from ..base import NotApplicable, TransformContext
 from ..functional.answer_change import restated_answer
-from ..functional.asks import counts_parts
+from ..functional.asks import counts_presented
 from ..functional.text_edits import TextEdit, rewrite_edit
 from ..leftovers import public_filing
 from ..numeric_pages import NumericPageTransform, overlaps_any, rounded
@@ -67,8 +67,8 @@ def table_rows(numbers: list[PageNumber]) -> list[tuple[float, ...]]:
 @register_transform
 class CorruptNumericTokens(NumericPageTransform):
     name = "corrupt_numeric_tokens"
-    version = 14
-    declines_questions = (counts_parts,)
+    version = 15
+    declines_questions = (counts_presented,)
     #: Whether the original can be recovered decides the outcome (:func:`refuse_recoverable`).
     refuses_leftovers = False
     family = "evidence_corruption"
@@ -85,7 +85,8 @@ class CorruptNumericTokens(NumericPageTransform):
         " original nor the gold answer. Text-layer pages get real text (the PDF's text says"
         " the new values); image-only pages are edited in pixels."
         " Not applicable to questions that count parts of the document (charts, tables, pages, "
-        "mentions): wrong digits leave the count as it was; and on a filing with the SEC it"
+        "mentions) or what the pages present ('how many QR codes are shown'): wrong digits"
+        " leave the count as it was; and on a filing with the SEC it"
         " makes only answer-changed items: its other statements and tables rebuild the"
         " original."
     )

@@ -8,6 +8,8 @@ exhibits a report has. These rules let such transforms decline those questions:
 - :func:`counts_parts`: the question counts parts of the document (charts, tables,
   figures, pages, slides, sections, footnotes...) or the times something is mentioned:
   the answer is not a printed value, so number corruption cannot take it away.
+- :func:`counts_presented`: the same, or a count of what the pages present ("how many QR
+  codes are shown"): for number corruption.
 - :func:`graphical_ask`: the question counts, colours or locates graphical things
   (charts, tables, photos, logos, people in a picture): a blur or dense masks keep the
   shapes and colours it is about.
@@ -91,6 +93,26 @@ def counts_parts(question: str) -> str | None:
         or (_said(depicted) if depicted and _PICTURE_CONTEXT.search(question) else None)
     )
     return f"counts parts of the document or mentions ({counted!r})" if counted else None
+
+
+#: "How many instances of the website are presented", "how many QR codes are shown": the
+#: counted things are on the pages, and the count is the reader's, printed nowhere.
+_COUNT_PRESENTED = re.compile(
+    r"\bhow\s+many\b(?:\s+\S+){1,8}?\s+(?:are|is|were|was)\s+(?:being\s+)?(?:presented"
+    r"|shown|displayed|featured|listed|demo\w*strated|illustrated|depicted|pictured)\b",
+    re.IGNORECASE,
+)
+
+
+def counts_presented(question: str) -> str | None:
+    """Why ``question`` counts what the pages present (counts parts, or things that "are
+    shown"): wrong digits leave such a count as it was (a reader counted four screenshots
+    of a website through corrupted numbers). None otherwise."""
+    parts = counts_parts(question)
+    if parts:
+        return parts
+    presented = _said(_COUNT_PRESENTED.search(question))
+    return f"counts what the pages present ({presented!r})" if presented else None
 
 
 def graphical_ask(question: str) -> str | None:

@@ -87,7 +87,7 @@ class BuildConfig:
     min_validity: float | None = None
     #: Ledgers of blind readings to add to the package's (``abstain-build audit --ingest``).
     ledgers: list[str] = field(default_factory=list)
-    #: Evidence sets to add per document sample (``gold``, ``gold+distractors``,
+    #: Evidence sets to add per sample (``gold``, ``gold+distractors``,
     #: ``distractors``, ``none``; see :mod:`.pipeline.evidence_sets`), and distractors per set.
     evidence_sets: list[str] = field(default_factory=list)
     distractors: int = 4

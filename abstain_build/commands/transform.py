@@ -125,14 +125,17 @@ def transform(
         typer.Option(
             "--evidence-sets",
             metavar="SETS",
-            help="Also ask each document question with some of its pages (comma-separated):"
-            " gold (its evidence pages), gold+distractors, distractors (unanswerable), none"
+            help="Also ask each question with some of its evidence (comma-separated): gold"
+            " (its evidence pages, or its own images), gold+distractors, distractors"
+            " (unanswerable: other pages of the document, or other samples' images), none"
             " (the question alone). Default: none of them.",
         ),
     ] = None,
     distractors: Annotated[
         int | None,
-        typer.Option(help="Distractor pages per evidence set (default 4)."),
+        typer.Option(
+            help="Distractors (pages, or other samples' images) per evidence set (default 4)."
+        ),
     ] = None,
     progress_every: ProgressEveryOption = None,
     blind_gate: Annotated[

@@ -26,8 +26,8 @@ DESCRIPTIONS = {
     "original": "the answerable source items, kept as controls",
     "counterpart": "the unanswerable counterparts, one or more per control (same `group_id`)",
     "answer_changed": "items an edit gave one clean new printed answer (answerable, new gold)",
-    "evidence_set": "questions asked with some of their pages, unedited (`evidence_set`: gold,"
-    " gold+distractors, distractors (unanswerable), none)",
+    "evidence_set": "questions asked with some of their evidence, unedited (`evidence_set`:"
+    " gold, gold+distractors, distractors (unanswerable), none)",
 }
 
 

@@ -33,8 +33,9 @@ MEANINGS = {
     " evidence pages in `images`) or `images`",
     "evidence_pages": "the 1-based pages of the document that hold the evidence",
     "evidence_set": "evidence-set rows: the set (`gold`, `gold+distractors`, `distractors`,"
-    " `none`), the source pages the row's PDF and images hold, and each distractor's rank"
-    " and cosine with the question; null for other rows",
+    " `none`), the source pages the row's PDF and images hold (documents) or what each"
+    " image is (image samples: its own, or the sample that lent it), and each distractor's"
+    " rank and cosine with the question; null for other rows",
     "transform": "null for controls; else what made the item: `name`, `family`, `axis`,"
     " `target`, `mode`, `seed`, `attempt`, `params` (JSON text), `edits` (regions, tokens,"
     " pages hidden or cropped), `intensity`, `notes`, `rewrite`",

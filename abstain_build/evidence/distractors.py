@@ -39,9 +39,6 @@ class Distractor:
     rank: int
     score: float
 
-    def to_json(self) -> dict[str, object]:
-        return {"page": self.page, "rank": self.rank, "score": self.score}
-
 
 def excluded_pages(emap: EvidenceMap) -> dict[int, str]:
     """Pages that may not be distractors, each with why."""

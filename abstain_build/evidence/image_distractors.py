@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..loaders.common import PLACEHOLDER
 from ..model import Sample
 
 #: Candidates ranked per distractor wanted: the worker's checks drop some.
@@ -39,8 +40,6 @@ NEAR_DUPLICATE_BITS = 6
 CHUNK = 512
 
 _HF_ID = re.compile(r"^(?:dev|validation|test)_(.+)_\d+$")
-#: An image placeholder of a question or option: ``<image 2>``.
-PLACEHOLDER = re.compile(r"<image\s*(\d+)>", re.IGNORECASE)
 
 
 def subject_of(sample: Sample) -> str | None:

@@ -83,20 +83,20 @@ def plan_image_distractors(
         entries, wanted, None if progress is None else (lambda done: progress(done, len(entries)))
     )
     needed = {c.digest for chosen in ranked.values() for c in chosen}
+    first = {e.sample_id: e.first for e in entries}  # hashed already: read only what lends
     folder = state_dir / IMAGES_DIR
     written: set[str] = set()
     for sample in samples():
-        if not isinstance(sample, Sample) or sample.document is not None or not sample.images:
+        digest = first.get(sample.id) if isinstance(sample, Sample) else None
+        if digest not in needed or digest in written:
             continue
         data = _bytes_of(sample.images[0])
         if data is None:
             continue
-        digest = hashlib.sha256(data).hexdigest()
-        if digest in needed and digest not in written:
-            target = folder / digest
-            if not (target.is_file() and target.stat().st_size == len(data)):
-                atomic_write(target, data)
-            written.add(digest)
+        target = folder / digest
+        if not (target.is_file() and target.stat().st_size == len(data)):
+            atomic_write(target, data)
+        written.add(digest)
     plan = {sid: [c.to_json() for c in chosen] for sid, chosen in ranked.items()}
     text = json.dumps(plan, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     atomic_write(state_dir / PLAN_FILE, text.encode("utf-8"))

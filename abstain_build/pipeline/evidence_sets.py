@@ -36,7 +36,6 @@ from ..config import BuildConfig
 from ..errors import SampleError
 from ..evidence.distractors import excluded_pages, rank_distractors, shuffled
 from ..evidence.image_distractors import (
-    PLACEHOLDER,
     Candidate,
     difference_hash,
     near_duplicate,
@@ -44,6 +43,7 @@ from ..evidence.image_distractors import (
     subject_of,
 )
 from ..evidence.map import EvidenceMap
+from ..loaders.common import PLACEHOLDER
 from ..media.images import decode_image, encode_png, image_format, normalisation
 from ..media.inputs import SampleInputs
 from ..media.pdf import pages_only, render_pages

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -165,3 +166,41 @@ def test_a_value_whose_neighbour_is_drawn_inside_a_clip_is_still_drawn():
     assert [w[4] for w in page.get_text("words")] == ["86", "41"]
     ink = _pixels(page)[int(box[1]) : int(box[3]) + 1, int(box[0]) : int(box[2]) + 1]
     assert ink.min() < 100  # printed, not only in the text layer
+
+
+_NEAR, _WIDE = (-1, -1, 1, 1), (-40, -6, 40, 6)
+
+
+def _reported_glyphs(page: pymupdf.Page, clip: pymupdf.Rect, spaces: bool) -> list[tuple]:
+    data = page.get_text("rawdict", clip=clip)
+    return [
+        (char["c"], tuple(char["bbox"]), tuple(char["origin"]))
+        for block in data["blocks"]
+        for line in block.get("lines", [])
+        for span in line["spans"]
+        for char in span["chars"]
+        if spaces or char["c"].strip()
+    ]
+
+
+@pytest.mark.skipif(not (SHARED / "watch_d.pdf").exists(), reason="needs ../shared/data")
+def test_glyphs_in_a_clip_are_those_pymupdf_reports():
+    """The searches for the text object that draws a glyph read a clip thousands of times
+    a page, without building PyMuPDF's dictionary; they must find exactly what it reports
+    (pages over pictures, and a manual whose zero-width characters PyMuPDF drops)."""
+    from abstain_build.transforms.functional.text_order import _clipped_glyphs, _glyphs
+
+    checked = fallbacks = pictures = 0
+    for name in ("watch_d.pdf", "reportq32015-151009093138-lva1-app6891_95.pdf"):
+        doc = pymupdf.open(SHARED / name)
+        for page in list(doc)[:5]:
+            pictures += any(b["type"] == 1 for b in page.get_text("dict")["blocks"])
+            words = page.get_text("words")
+            for word in words[:: max(1, len(words) // 12)]:
+                box = pymupdf.Rect(word[:4])
+                for clip, spaces in itertools.product((box + _NEAR, box + _WIDE), (False, True)):
+                    found = [(g.char, g.bbox, g.origin) for g in _glyphs(page, clip, spaces)]
+                    assert found == _reported_glyphs(page, clip, spaces), (name, word[4])
+                    fallbacks += _clipped_glyphs(page, clip, spaces) is None
+                    checked += 1
+    assert checked > 200 and fallbacks and pictures

@@ -89,6 +89,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/eval.py
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/page_reading.py --limit 3
+	$(BIN)/python bench/text_order.py
 	$(BIN)/python bench/build_speed.py --brochure 6
 
 clean:

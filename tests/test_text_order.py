@@ -171,7 +171,7 @@ def test_a_value_whose_neighbour_is_drawn_inside_a_clip_is_still_drawn():
 _NEAR, _WIDE = (-1, -1, 1, 1), (-40, -6, 40, 6)
 
 
-def _reported_glyphs(page: pymupdf.Page, clip: pymupdf.Rect, spaces: bool) -> list[tuple]:
+def _reported_glyphs(page: pymupdf.Page, clip: pymupdf.Rect | None, spaces: bool) -> list[tuple]:
     data = page.get_text("rawdict", clip=clip)
     return [
         (char["c"], tuple(char["bbox"]), tuple(char["origin"]))
@@ -184,23 +184,26 @@ def _reported_glyphs(page: pymupdf.Page, clip: pymupdf.Rect, spaces: bool) -> li
 
 
 @pytest.mark.skipif(not (SHARED / "watch_d.pdf").exists(), reason="needs ../shared/data")
-def test_glyphs_in_a_clip_are_those_pymupdf_reports():
-    """The searches for the text object that draws a glyph read a clip thousands of times
-    a page, without building PyMuPDF's dictionary; they must find exactly what it reports
-    (pages over pictures, and a manual whose zero-width characters PyMuPDF drops)."""
-    from abstain_build.transforms.functional.text_order import _clipped_glyphs, _glyphs
+def test_glyphs_are_those_pymupdf_reports():
+    """The searches for the text object that draws a glyph read a clip of the page
+    thousands of times, without building PyMuPDF's dictionary where the page has
+    pictures; they must find exactly what it reports (pages over pictures, and a manual
+    whose zero-width characters PyMuPDF drops)."""
+    from abstain_build.transforms.functional import text_order
 
     checked = fallbacks = pictures = 0
     for name in ("watch_d.pdf", "reportq32015-151009093138-lva1-app6891_95.pdf"):
         doc = pymupdf.open(SHARED / name)
         for page in list(doc)[:5]:
-            pictures += any(b["type"] == 1 for b in page.get_text("dict")["blocks"])
             words = page.get_text("words")
-            for word in words[:: max(1, len(words) // 12)]:
-                box = pymupdf.Rect(word[:4])
-                for clip, spaces in itertools.product((box + _NEAR, box + _WIDE), (False, True)):
-                    found = [(g.char, g.bbox, g.origin) for g in _glyphs(page, clip, spaces)]
-                    assert found == _reported_glyphs(page, clip, spaces), (name, word[4])
-                    fallbacks += _clipped_glyphs(page, clip, spaces) is None
-                    checked += 1
-    assert checked > 200 and fallbacks and pictures
+            boxes = [pymupdf.Rect(w[:4]) for w in words[:: max(1, len(words) // 12)]]
+            clips = [None, *(b + _NEAR for b in boxes), *(b + _WIDE for b in boxes)]
+            for clip, spaces in itertools.product(clips, (False, True)):
+                found = [(g.char, g.bbox, g.origin) for g in text_order._glyphs(page, clip, spaces)]
+                assert found == _reported_glyphs(page, clip, spaces), (name, page.number, clip)
+                textpage = page.get_textpage(clip=clip, flags=pymupdf.TEXTFLAGS_RAWDICT)
+                if text_order._has_pictures(textpage):
+                    pictures += 1
+                    fallbacks += text_order._read_characters(textpage, spaces) is None
+                checked += 1
+    assert checked > 200 and pictures > 50 and fallbacks

@@ -73,12 +73,13 @@ class _Unit:
 def _glyphs(
     page: pymupdf.Page, clip: pymupdf.Rect | None = None, spaces: bool = False
 ) -> list[_Glyph]:
-    """The glyphs ``page.get_text("rawdict", clip=clip)`` reports, in its order."""
-    if clip is not None:
-        found = _clipped_glyphs(page, clip, spaces)
-        if found is not None:
-            return found
-    data = page.get_text("rawdict", clip=clip)
+    """The glyphs ``page.get_text("rawdict", clip=clip)`` reports, in its order (spaces
+    too with ``spaces``)."""
+    textpage = page.get_textpage(clip=clip, flags=pymupdf.TEXTFLAGS_RAWDICT)
+    found = _read_characters(textpage, spaces) if _has_pictures(textpage) else None
+    if found is not None:
+        return found
+    data = textpage.extractRAWDICT()
     return [
         _Glyph(char["c"], tuple(char["bbox"]), tuple(char["origin"]))
         for block in data.get("blocks", [])
@@ -89,18 +90,21 @@ def _glyphs(
     ]
 
 
-def _clipped_glyphs(page: pymupdf.Page, clip: pymupdf.Rect, spaces: bool) -> list[_Glyph] | None:
-    """What ``get_text("rawdict", clip=clip)`` reports, read from the same text page
-    without building its dictionary: that also encodes every image block the clip
-    touches (a scanned page's whole background, some 60 ms a call, where the text alone
-    takes 1.5 ms), and the binary searches below ask it thousands of times a page.
+def _has_pictures(textpage: pymupdf.TextPage) -> bool:
+    return any(block.m_internal.type == mupdf.FZ_STEXT_BLOCK_IMAGE for block in textpage.this)
+
+
+def _read_characters(textpage: pymupdf.TextPage, spaces: bool) -> list[_Glyph] | None:
+    """What PyMuPDF's dictionary of ``textpage`` reports, read without building it:
+    building it encodes every picture on the page (a scanned page's background: some
+    60 ms for a clip whose text takes 1.5 ms), and the binary searches below ask for a
+    clip thousands of times a page.
 
     The characters are filtered as PyMuPDF filters them (the block, the line and the
-    character box must meet the clip). PyMuPDF also drops a line's last span when its box
-    is empty, which only characters of zero width or height make: when such a character
-    would be reported, None says to ask PyMuPDF itself.
+    character box must meet the text page's area). PyMuPDF also drops a line's last span
+    when its box is empty, which only characters of zero width or height make: when such
+    a character would be reported, None says to ask PyMuPDF itself.
     """
-    textpage = page.get_textpage(clip=clip, flags=pymupdf.TEXTFLAGS_RAWDICT)
     stext = textpage.this
     area = mupdf.FzRect(stext.m_internal.mediabox)
     out = []

@@ -303,12 +303,13 @@ def _first_cut_drawing(
     page: pymupdf.Page, stream: _Stream, glyph: _Glyph, cuts: Sequence[int]
 ) -> int | None:
     """Index into ``cuts`` of the first cut (the stream kept up to and including that
-    instruction) that draws ``glyph``: a binary search; the stream is restored after."""
+    instruction) that draws ``glyph``: a binary search; the stream is restored after.
+    A cut is read once and thrown away, so it is not compressed."""
     doc = page.parent
 
     def draws(k: int) -> bool:
         cut = stream.instructions[: cuts[k] + 1]
-        doc.update_stream(stream.xref, pikepdf.unparse_content_stream(cut))
+        doc.update_stream(stream.xref, pikepdf.unparse_content_stream(cut), compress=False)
         return _draws(page, glyph)
 
     try:
@@ -404,7 +405,8 @@ def _drawn_by(page: pymupdf.Page, stream: _Stream, index: int) -> list[_Glyph]:
     doc = page.parent
 
     def drawn(stop: int) -> list[_Glyph]:
-        doc.update_stream(stream.xref, pikepdf.unparse_content_stream(stream.instructions[:stop]))
+        cut = pikepdf.unparse_content_stream(stream.instructions[:stop])
+        doc.update_stream(stream.xref, cut, compress=False)
         return _glyphs(page, spaces=True)
 
     try:

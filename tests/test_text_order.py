@@ -183,6 +183,29 @@ def _reported_glyphs(page: pymupdf.Page, clip: pymupdf.Rect | None, spaces: bool
     ]
 
 
+def test_glyphs_on_a_scanned_page_are_those_pymupdf_reports():
+    """A scan with its text layer kept (a picture under the text): the glyphs are read
+    without PyMuPDF's dictionary, and are the dictionary's, in its order."""
+    from abstain_build.transforms.functional import text_order
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=200)
+    noise = np.random.default_rng(0).integers(180, 256, (400, 600, 3), dtype=np.uint8)
+    buffer = io.BytesIO()
+    Image.fromarray(noise).save(buffer, "PNG")
+    page.insert_image(page.rect, stream=buffer.getvalue())
+    for row, line in enumerate(LINES):
+        page.insert_text((20, 40 + 18 * row), line, fontsize=9)
+    assert text_order._has_pictures(page.get_textpage(flags=pymupdf.TEXTFLAGS_RAWDICT))
+    boxes = [pymupdf.Rect(w[:4]) for w in page.get_text("words")]
+    clips = [None, *(b + _NEAR for b in boxes), *(b + _WIDE for b in boxes)]
+    for clip, spaces in itertools.product(clips, (False, True)):
+        found = [(g.char, g.bbox, g.origin) for g in text_order._glyphs(page, clip, spaces)]
+        assert found == _reported_glyphs(page, clip, spaces)
+        textpage = page.get_textpage(clip=clip, flags=pymupdf.TEXTFLAGS_RAWDICT)
+        assert text_order._read_characters(textpage, spaces) is not None  # read without it
+
+
 @pytest.mark.skipif(not (SHARED / "watch_d.pdf").exists(), reason="needs ../shared/data")
 def test_glyphs_are_those_pymupdf_reports():
     """The searches for the text object that draws a glyph read a clip of the page

@@ -76,7 +76,9 @@ def _glyphs(
     """The glyphs ``page.get_text("rawdict", clip=clip)`` reports, in its order (spaces
     too with ``spaces``)."""
     textpage = page.get_textpage(clip=clip, flags=pymupdf.TEXTFLAGS_RAWDICT)
-    found = _read_characters(textpage, spaces) if _has_pictures(textpage) else None
+    found = None
+    if _CHARACTER_BOXES and _has_pictures(textpage):
+        found = _read_characters(textpage, spaces)
     if found is not None:
         return found
     data = textpage.extractRAWDICT()
@@ -88,6 +90,11 @@ def _glyphs(
         for char in span.get("chars", [])
         if spaces or char["c"].strip()
     ]
+
+
+#: PyMuPDF's own character box and overlap test, which its dictionary filters with (its
+#: Python fallbacks of the C++ code; without them, the dictionary is always built).
+_CHARACTER_BOXES = hasattr(pymupdf, "JM_char_bbox") and hasattr(pymupdf, "JM_rects_overlap")
 
 
 def _has_pictures(textpage: pymupdf.TextPage) -> bool:
